@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './message.js';
+export * from './nonce.js';
+export * from './schemas.js';

@@ -1,0 +1,161 @@
+/**
+ * Issue and verify access tokens (JWT) with an asymmetric key: EdDSA (Ed25519) or ES256.
+ * Verification pins the algorithm, issuer and audience, resolves the key by `kid`, and
+ * maps every failure to UNAUTHORIZED except a genuine, well-signed but expired token,
+ * which is TOKEN_EXPIRED so that clients know to sign in again.
+ */
+import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, errors, type JWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { DomainError } from './errors.js';
+import { type Chain, ChainSchema } from './schemas.js';
+
+/** 30 days, the contract's token lifetime. */
+export const TOKEN_TTL_SECONDS = 2_592_000;
+/** Clock skew tolerated between servers for `exp` and a future `iat`. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+type Algorithm = 'EdDSA' | 'ES256';
+
+interface VerificationKey {
+  kid: string;
+  alg: Algorithm;
+  key: KeyObject;
+  jwk: JWK;
+}
+
+export interface TokenClaims {
+  userId: number;
+  wallet: string;
+  chain: Chain;
+  jti: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+}
+
+export interface TokenServiceOptions {
+  /** PKCS#8 PEM of an Ed25519 or P-256 private key. */
+  privateKeyPem: string;
+  /** SPKI PEMs of earlier signing keys whose tokens stay valid after a rotation. */
+  previousPublicKeyPems?: string[];
+  issuer: string;
+  audience: string;
+  ttlSeconds?: number;
+  /** Injected clock, so tests can reach expiry without waiting 30 days. */
+  now?: () => Date;
+}
+
+function algorithmOf(key: KeyObject): Algorithm {
+  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  throw new Error(`JWT signing key must be Ed25519 or EC P-256, got ${key.asymmetricKeyType ?? 'unknown'}`);
+}
+
+async function verificationKey(publicKey: KeyObject): Promise<VerificationKey> {
+  const alg = algorithmOf(publicKey);
+  const exported = publicKey.export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(exported);
+  return { kid, alg, key: publicKey, jwk: { ...exported, kid, alg, use: 'sig' } };
+}
+
+export interface TokenService {
+  issue(subject: { userId: number; wallet: string; chain: Chain }): Promise<IssuedToken>;
+  verify(token: string): Promise<TokenClaims>;
+  /** The JSON Web Key Set that verifies every token this service accepts. */
+  jwks(): { keys: JWK[] };
+}
+
+export async function createTokenService(options: TokenServiceOptions): Promise<TokenService> {
+  const now = options.now ?? (() => new Date());
+  const ttl = options.ttlSeconds ?? TOKEN_TTL_SECONDS;
+  const privateKey = createPrivateKey(options.privateKeyPem);
+  const current = await verificationKey(createPublicKey(privateKey));
+  const previous = await Promise.all(
+    (options.previousPublicKeyPems ?? []).map((pem) => verificationKey(createPublicKey(pem))),
+  );
+  const keys = new Map<string, VerificationKey>();
+  for (const key of [current, ...previous]) keys.set(key.kid, key);
+  const algorithms = [...new Set([...keys.values()].map((key) => key.alg))];
+
+  const unauthorized = (message: string) =>
+    new DomainError('UNAUTHORIZED', message, {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+
+  return {
+    async issue({ userId, wallet, chain }) {
+      const issuedAt = Math.floor(now().getTime() / 1000);
+      const expiresAt = issuedAt + ttl;
+      const token = await new SignJWT({ wallet, chain })
+        .setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' })
+        .setSubject(String(userId))
+        .setIssuer(options.issuer)
+        .setAudience(options.audience)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(expiresAt)
+        .setJti(randomUUID())
+        .sign(privateKey);
+      return { token, expiresAt: new Date(expiresAt * 1000) };
+    },
+
+    async verify(token) {
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(
+          token,
+          (header) => {
+            const key = header.kid === undefined ? undefined : keys.get(header.kid);
+            // The key decides the algorithm: a token may not pick a weaker one for itself.
+            if (!key || key.alg !== header.alg) throw unauthorized('token is signed by an unknown key');
+            return key.key;
+          },
+          {
+            algorithms,
+            issuer: options.issuer,
+            audience: options.audience,
+            currentDate: now(),
+            clockTolerance: CLOCK_TOLERANCE_SECONDS,
+            // Also rejects an `iat` in the future beyond the tolerance.
+            maxTokenAge: ttl + CLOCK_TOLERANCE_SECONDS,
+            requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+          },
+        ));
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        if (error instanceof errors.JWTExpired) {
+          throw new DomainError('TOKEN_EXPIRED', 'token has expired; sign in again', {
+            headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="token expired"' },
+          });
+        }
+        throw unauthorized('token is invalid');
+      }
+      const userId = Number(payload.sub);
+      const chain = ChainSchema.safeParse(payload.chain);
+      if (
+        !Number.isSafeInteger(userId) ||
+        userId < 1 ||
+        typeof payload.wallet !== 'string' ||
+        !chain.success ||
+        typeof payload.jti !== 'string'
+      ) {
+        throw unauthorized('token claims are malformed');
+      }
+      return {
+        userId,
+        wallet: payload.wallet,
+        chain: chain.data,
+        jti: payload.jti,
+        issuedAt: new Date((payload.iat as number) * 1000),
+        expiresAt: new Date((payload.exp as number) * 1000),
+      };
+    },
+
+    jwks() {
+      return { keys: [...keys.values()].map((key) => key.jwk) };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Server-side signature verification on the fast native paths: libsecp256k1 (the
+ * `secp256k1` package) for EVM recovery and Node's OpenSSL Ed25519 for Solana. viem and
+ * tweetnacl stay the reference implementations; the differential test holds both to the
+ * same verdict on a corpus of valid and invalid signatures.
+ */
+import { createPublicKey, type KeyObject, verify as verifyEd25519 } from 'node:crypto';
+import bs58 from 'bs58';
+import { ecdsaRecover } from 'secp256k1';
+import { hashMessage, hexToBytes, keccak256 } from 'viem';
+import type { ParsedWallet } from './wallet.js';
+
+const SIGNATURE_HEX = /^(0x)?[0-9a-fA-F]{130}$/;
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{1,100}$/;
+
+/** v byte → recovery bit, the same rule as viem's: 0/1 as they are, 27/28 shifted. */
+function recoveryBit(v: number): 0 | 1 | null {
+  if (v === 0 || v === 27) return 0;
+  if (v === 1 || v === 28) return 1;
+  return null;
+}
+
+/**
+ * True when `signature` is an EIP-191 personal_sign of `message` by `address`
+ * (a canonical 0x address). Malformed input is simply not a valid signature.
+ */
+export function verifyEvmSignature(address: string, message: string, signature: string): boolean {
+  if (!SIGNATURE_HEX.test(signature)) return false;
+  const bytes = hexToBytes(`0x${signature.length === 132 ? signature.slice(2) : signature}`);
+  const bit = recoveryBit(bytes[64] as number);
+  if (bit === null) return false;
+  let publicKey: Uint8Array;
+  try {
+    publicKey = ecdsaRecover(bytes.subarray(0, 64), bit, hashMessage(message, 'bytes'), false);
+  } catch {
+    // r or s out of range, or no point recovers: not a signature of anyone.
+    return false;
+  }
+  const recovered = keccak256(publicKey.subarray(1), 'bytes').subarray(12);
+  const expected = hexToBytes(address as `0x${string}`);
+  return Buffer.compare(recovered, expected) === 0;
+}
+
+// Building a KeyObject costs more than the verification itself, so verified wallets keep
+// theirs. Bounded so that a stream of distinct wallets cannot grow memory without limit.
+const ED25519_KEY_CACHE_SIZE = 10_000;
+const ed25519Keys = new Map<string, KeyObject>();
+
+function ed25519Key(address: string): KeyObject {
+  let key = ed25519Keys.get(address);
+  if (key) return key;
+  const raw = bs58.decode(address);
+  key = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  });
+  if (ed25519Keys.size >= ED25519_KEY_CACHE_SIZE) {
+    const oldest = ed25519Keys.keys().next().value;
+    if (oldest !== undefined) ed25519Keys.delete(oldest);
+  }
+  ed25519Keys.set(address, key);
+  return key;
+}
+
+/** True when `signature` (base58, 64 bytes) is an ed25519 signature of the UTF-8 message. */
+export function verifySolanaSignature(address: string, message: string, signature: string): boolean {
+  if (!BASE58.test(signature)) return false;
+  const bytes = bs58.decode(signature);
+  if (bytes.length !== 64) return false;
+  try {
+    return verifyEd25519(null, Buffer.from(message, 'utf8'), ed25519Key(address), bytes);
+  } catch {
+    // Not a valid curve point for a key, for instance.
+    return false;
+  }
+}
+
+/** Verifies a signature by a parsed (canonical) wallet of either family. */
+export function verifyWalletSignature(wallet: ParsedWallet, message: string, signature: string): boolean {
+  return wallet.chain === 'evm'
+    ? verifyEvmSignature(wallet.wallet, message, signature)
+    : verifySolanaSignature(wallet.wallet, message, signature);
+}

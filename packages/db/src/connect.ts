@@ -1,0 +1,97 @@
+/**
+ * One factory, two backends behind the same Kysely instance: PostgreSQL through `pg` when a
+ * URL is given, PGlite (PostgreSQL compiled to WASM) persisted in a directory when not.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Backend = 'postgres' | 'pglite';
+
+export interface DatabaseOptions {
+  /** A PostgreSQL connection string; when absent the embedded PGlite backend is used. */
+  url?: string | undefined;
+  /** Where PGlite keeps its files; absent means in memory (tests). */
+  dataDir?: string | undefined;
+  /** pg pool size (PostgreSQL only). */
+  poolSize?: number;
+  /** Per-statement timeout on PostgreSQL, so a stuck query cannot hold a request forever. */
+  statementTimeoutMs?: number;
+  /** How long to wait for a pooled connection before failing the request. */
+  connectTimeoutMs?: number;
+}
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  backend: Backend;
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+// bigint ids and counts come back as JS numbers: every id is below 2^53 (the contract caps
+// ids there), and the wire carries numbers.
+const toNumber = (value: string) => Number(value);
+
+export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
+  if (options.url) return createPostgres(options.url, options);
+  return createPglite(options.dataDir);
+}
+
+function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // Keep TCP alive so a silently dropped connection is noticed instead of hanging.
+    keepAlive: true,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? toNumber
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server emits 'error' on the pool; without a listener that
+  // would crash the process. The next query gets a fresh connection.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    backend: 'postgres',
+    ping: () => pingDatabase(db),
+    close: () => db.destroy(),
+  };
+}
+
+function createPglite(dataDir: string | undefined): DatabaseHandle {
+  let dir: string | undefined;
+  if (dataDir) {
+    dir = join(dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+  }
+  const pglite = new PGlite(dir, { parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber } });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    db,
+    backend: 'pglite',
+    ping: () => pingDatabase(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function pingDatabase(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

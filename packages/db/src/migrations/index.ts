@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely/migration';
+import * as auth from './0001-auth.js';
+import * as catalogue from './0002-catalogue.js';
+
+/** Every migration, by name; names sort in the order they run. Never edit a released one. */
+export const migrations: Record<string, Migration> = {
+  '0001-auth': auth,
+  '0002-catalogue': catalogue,
+};

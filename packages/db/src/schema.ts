@@ -1,0 +1,65 @@
+/** Kysely's view of the tables. Columns are snake_case; wire mappers turn them camelCase. */
+
+import type { Chain } from '@signal/core';
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  wallet: string;
+  chain: Chain;
+  created_at: Timestamp;
+  last_login_at: Timestamp;
+}
+
+export interface AuthNoncesTable {
+  nonce: string;
+  wallet: string;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface ProvidersTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  avatar_url: string | null;
+  /** Kept equal to the provider's follow rows by a trigger on follows. */
+  follower_count: Generated<number>;
+  created_at: Timestamp;
+}
+
+export interface ProviderStatsTable {
+  provider_id: number;
+  total_signals: number;
+  win_rate: number;
+  avg_return_pct: number;
+  total_return_pct: number;
+  max_drawdown_pct: number;
+  last_signal_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface FollowsTable {
+  user_id: number;
+  provider_id: number;
+  created_at: Timestamp;
+}
+
+/** Single-row counters kept in step by triggers, so totals cost no scan. */
+export interface CatalogueCountersTable {
+  id: ColumnType<true, true | undefined, never>;
+  provider_count: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  auth_nonces: AuthNoncesTable;
+  providers: ProvidersTable;
+  provider_stats: ProviderStatsTable;
+  follows: FollowsTable;
+  catalogue_counters: CatalogueCountersTable;
+}

@@ -1,0 +1,70 @@
+/**
+ * Throwaway databases for tests: each test file gets a database of its own on the real
+ * PostgreSQL server (or an in-memory PGlite), so files run in parallel without sharing rows.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type Backend, createDatabase, type DatabaseHandle } from './connect.js';
+import { migrateToLatest } from './migrate.js';
+
+/** The server tests use; CI and the machine's PostgreSQL answer here with trust auth. */
+export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(adminUrl = TEST_ADMIN_URL): Promise<ScratchDatabase> {
+  const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Set for PostgreSQL: the scratch database's URL, for servers started by the test. */
+  url: string | undefined;
+  /** Closes the handle and drops the scratch database. */
+  dispose(): Promise<void>;
+}
+
+/** A migrated database of the given backend, private to the caller. */
+export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
+  if (backend === 'pglite') {
+    const handle = createDatabase({});
+    await migrateToLatest(handle.db);
+    return { ...handle, url: undefined, dispose: () => handle.close() };
+  }
+  const scratch = await createScratchDatabase();
+  const handle = createDatabase({ url: scratch.url });
+  await migrateToLatest(handle.db);
+  return {
+    ...handle,
+    url: scratch.url,
+    async dispose() {
+      await handle.close();
+      await scratch.drop();
+    },
+  };
+}
+
+export const BACKENDS: Backend[] = ['postgres', 'pglite'];

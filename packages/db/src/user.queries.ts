@@ -1,0 +1,65 @@
+import type { Chain, User } from '@signal/core';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+interface UserRow {
+  id: number;
+  wallet: string;
+  chain: Chain;
+  created_at: Date;
+  last_login_at: Date;
+  following_count: number;
+}
+
+/** The one place a user row becomes a wire User; fields are listed so no column leaks. */
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    wallet: row.wallet,
+    chain: row.chain,
+    createdAt: row.created_at.toISOString(),
+    lastLoginAt: row.last_login_at.toISOString(),
+    followingCount: row.following_count,
+  };
+}
+
+export async function findUserById(db: Kysely<Database>, id: number): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select([
+      'id',
+      'wallet',
+      'chain',
+      'created_at',
+      'last_login_at',
+      sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as('following_count'),
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function findUserByWallet(db: Kysely<Database>, wallet: string): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select([
+      'id',
+      'wallet',
+      'chain',
+      'created_at',
+      'last_login_at',
+      sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as('following_count'),
+    ])
+    .where('wallet', '=', wallet)
+    .executeTakeFirst();
+  return row && toUser(row);
+}
+
+/**
+ * Deletes a user; the cascade removes its follows and the follows trigger lowers each
+ * provider's follower_count in the same transaction.
+ */
+export async function deleteUser(db: Kysely<Database>, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
