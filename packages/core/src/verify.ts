@@ -6,7 +6,7 @@
  */
 import { createPublicKey, type KeyObject, verify as verifyEd25519 } from 'node:crypto';
 import bs58 from 'bs58';
-import { ecdsaRecover } from 'secp256k1';
+import secp256k1 from 'secp256k1';
 import { hashMessage, hexToBytes, keccak256 } from 'viem';
 import type { ParsedWallet } from './wallet.js';
 
@@ -31,7 +31,7 @@ export function verifyEvmSignature(address: string, message: string, signature: 
   if (bit === null) return false;
   let publicKey: Uint8Array;
   try {
-    publicKey = ecdsaRecover(bytes.subarray(0, 64), bit, hashMessage(message, 'bytes'), false);
+    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bit, hashMessage(message, 'bytes'), false);
   } catch {
     // r or s out of range, or no point recovers: not a signature of anyone.
     return false;

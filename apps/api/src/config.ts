@@ -1,0 +1,104 @@
+/**
+ * The service's configuration, parsed once from the environment by one zod schema. Nothing
+ * else reads process.env. A bad value stops the start with a message naming the variable.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, 'must be a whole number in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** PEM keys often travel through env files with their newlines escaped as `\n`. */
+const pem = z.string().transform((v) => v.replace(/\\n/g, '\n').trim());
+
+// Empty strings count as unset, as they do for most twelve-factor services.
+const optional = <T extends z.ZodTypeAny>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const EnvSchema = z.object({
+  PORT: optional(integer(0, 65_535)).default('3000'),
+  HOST: optional(z.string()).default('127.0.0.1'),
+  DATABASE_URL: optional(z.string().url('must be a postgres:// connection URL')),
+  DATA_DIR: optional(z.string()).default('.data'),
+  SEED_PROVIDERS: optional(integer(0, 10_000_000)).default('100'),
+  NONCE_TTL_SECONDS: optional(integer(1, 86_400)).default('300'),
+  AUTH_RATE_LIMIT_PER_MINUTE: optional(integer(0, 1_000_000)).default('60'),
+  JWT_PRIVATE_KEY: optional(pem),
+  JWT_PREVIOUS_PUBLIC_KEYS: optional(z.string()),
+  JWT_ISSUER: optional(z.string()).default('signal-auth'),
+  JWT_AUDIENCE: optional(z.string()).default('signal-api'),
+  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
+  TRUST_PROXY: optional(boolean).default('false'),
+  CORS_ORIGINS: optional(z.string()),
+  DATABASE_POOL_SIZE: optional(integer(1, 1000)).default('10'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seedProviders: number;
+  nonceTtlSeconds: number;
+  authRateLimitPerMinute: number;
+  jwtPrivateKey: string | undefined;
+  jwtPreviousPublicKeys: string[];
+  jwtIssuer: string;
+  jwtAudience: string;
+  logLevel: string;
+  trustProxy: boolean;
+  corsOrigins: string[];
+  databasePoolSize: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Splits concatenated PEM blocks (`JWT_PREVIOUS_PUBLIC_KEYS` may hold several). */
+function splitPem(value: string | undefined): string[] {
+  if (!value) return [];
+  const text = value.replace(/\\n/g, '\n');
+  return text.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const previous = splitPem(e.JWT_PREVIOUS_PUBLIC_KEYS);
+  if (e.JWT_PREVIOUS_PUBLIC_KEYS && previous.length === 0) {
+    throw new ConfigError('Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS: must hold one or more PEM public keys');
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(cwd, e.DATA_DIR),
+    seedProviders: e.SEED_PROVIDERS,
+    nonceTtlSeconds: e.NONCE_TTL_SECONDS,
+    authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
+    jwtPrivateKey: e.JWT_PRIVATE_KEY,
+    jwtPreviousPublicKeys: previous,
+    jwtIssuer: e.JWT_ISSUER,
+    jwtAudience: e.JWT_AUDIENCE,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    corsOrigins: (e.CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+  };
+}

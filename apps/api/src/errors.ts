@@ -1,0 +1,84 @@
+/**
+ * The one place a failure becomes a response: REST and tRPC both map errors here, so the
+ * contract's code, status, message and headers never depend on the transport.
+ */
+import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '@signal/core';
+import { isDatabaseUnavailable } from '@signal/db';
+import type { TRPCError } from '@trpc/server';
+import type { ZodError } from 'zod';
+
+export interface WireError {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** True for failures the service caused: they are logged with their stack. */
+  unexpected: boolean;
+}
+
+function wire(code: ErrorCode, message: string, extra: Partial<WireError> & { issues?: ErrorIssue[] } = {}): WireError {
+  const body: ErrorBody = { code, message };
+  if (extra.issues && extra.issues.length > 0) body.issues = extra.issues;
+  return { status: ERROR_STATUS[code], body, headers: extra.headers ?? {}, unexpected: extra.unexpected ?? false };
+}
+
+/**
+ * trpc-openapi is CommonJS and throws the CommonJS build's TRPCError, while our routers use
+ * the ESM build: `instanceof` would miss one of them, so the name decides.
+ */
+function isTrpcError(value: unknown): value is TRPCError {
+  return value instanceof Error && value.name === 'TRPCError' && typeof (value as TRPCError).code === 'string';
+}
+
+function isZodError(value: unknown): value is ZodError {
+  return value instanceof Error && value.name === 'ZodError' && Array.isArray((value as ZodError).issues);
+}
+
+/** Zod issues as the contract's `issues`, and a one-line summary for the message. */
+export function validationError(error: ZodError, what = 'request'): WireError {
+  const issues = error.issues.map((issue) => ({
+    path: issue.path,
+    message: issue.message,
+  }));
+  const summary = issues
+    .slice(0, 3)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+  return wire('VALIDATION_ERROR', `Invalid ${what}: ${summary}`, { issues });
+}
+
+export function toWireError(error: unknown): WireError {
+  const cause = isTrpcError(error) ? (error.cause ?? error) : error;
+  if (cause instanceof DomainError) {
+    return wire(cause.code, cause.message, { issues: cause.issues ?? [], headers: cause.headers ?? {} });
+  }
+  if (isTrpcError(error)) {
+    switch (error.code) {
+      case 'BAD_REQUEST':
+        if (isZodError(error.cause)) return validationError(error.cause);
+        return wire('VALIDATION_ERROR', error.message || 'Invalid request');
+      case 'PARSE_ERROR':
+        return wire('VALIDATION_ERROR', 'Request body is not valid JSON');
+      case 'NOT_FOUND':
+        return wire('NOT_FOUND', 'No such endpoint');
+      case 'METHOD_NOT_SUPPORTED':
+        return wire('NOT_FOUND', 'This path does not take that method');
+      case 'PAYLOAD_TOO_LARGE':
+        return wire('PAYLOAD_TOO_LARGE', 'Request body is larger than 16 KiB');
+      default:
+        break;
+    }
+  }
+  if (isDatabaseUnavailable(cause)) {
+    return wire('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', {
+      headers: { 'Retry-After': '1' },
+      unexpected: false,
+    });
+  }
+  // Anything else is a bug: the client gets no stack and no SQL, the log gets both.
+  return wire('INTERNAL_ERROR', 'Internal server error', { unexpected: true });
+}
+
+/** The cause worth logging for an unexpected error (the original, not tRPC's wrapper). */
+export function rootCause(error: unknown): unknown {
+  return isTrpcError(error) && error.cause ? error.cause : error;
+}

@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import { DomainError } from '@signal/core';
+
+/** Bodies above this are refused with 413 before they are buffered (contract: 16 KiB). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads and parses a request body for the REST transport. Empty bodies are `undefined`
+ * (follow and unfollow take none, even with a JSON content type). A body that is not JSON,
+ * or says it is something else, is a VALIDATION_ERROR rather than silently ignored.
+ */
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  const type = req.headers['content-type'];
+  if (type !== undefined && !JSON_TYPE.test(type)) {
+    throw new DomainError('VALIDATION_ERROR', 'Content-Type must be application/json');
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', 'Request body is not valid JSON');
+  }
+}
+
+function tooLarge() {
+  return new DomainError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
+}

@@ -1,0 +1,242 @@
+/**
+ * The HTTP host: plain node:http with a small dispatch in front of the two transports.
+ * `/trpc/*` goes to tRPC's node handler, every other path to trpc-openapi's REST mapping of
+ * the same procedures; both report failures through toWireError.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DomainError } from '@signal/core';
+import { createTokenService } from '@signal/core/token';
+import { createDatabase, migrateToLatest } from '@signal/db';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { type Logger, pino } from 'pino';
+import { createOpenApiHttpHandler } from 'trpc-openapi';
+import type { Config } from '../config.js';
+import { contextFactory, type Services } from '../context.js';
+import { rootCause, toWireError, type WireError } from '../errors.js';
+import { resolveSigningKey } from '../keys.js';
+import { buildOpenApiDocument } from '../openapi.js';
+import { appRouter } from '../routers/index.js';
+import { MAX_BODY_BYTES, readJsonBody } from './body.js';
+import { sendError, sendJson } from './respond.js';
+
+export interface ServerOptions {
+  config: Config;
+  /** Clock for nonces and tokens; tests inject one to reach expiry. */
+  now?: () => Date;
+  logger?: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+}
+
+/** How long a graceful stop waits for in-flight requests before closing their sockets. */
+const SHUTDOWN_GRACE_MS = 10_000;
+const READY_TIMEOUT_MS = 2_000;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export function createServer(options: ServerOptions) {
+  const { config } = options;
+  let server: Server | undefined;
+  let services: Services | undefined;
+  let closing = false;
+
+  async function start(): Promise<RunningServer> {
+    const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
+    const database = createDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+    });
+    try {
+      const applied = await migrateToLatest(database.db);
+      if (applied.length > 0) log.info({ applied }, 'migrations applied');
+      const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
+      const now = options.now ?? (() => new Date());
+      const tokens = await createTokenService({
+        privateKeyPem,
+        previousPublicKeyPems: config.jwtPreviousPublicKeys,
+        issuer: config.jwtIssuer,
+        audience: config.jwtAudience,
+        now,
+      });
+      services = { config, database, tokens, now, log };
+    } catch (error) {
+      await database.close().catch(() => {});
+      throw error;
+    }
+
+    const handle = buildHandler(services, () => closing);
+    server = createHttpServer(handle);
+    // Slow or stuck clients cannot hold a request open forever.
+    server.requestTimeout = 30_000;
+    server.headersTimeout = 15_000;
+    server.keepAliveTimeout = 5_000;
+    const httpServer = server;
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(config.port, config.host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = httpServer.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    services.log.info({ url, backend: services.database.backend }, 'listening');
+    return { url, port, services };
+  }
+
+  /** Stops accepting, lets in-flight requests finish, then closes the database pool. */
+  async function stop(): Promise<void> {
+    if (closing) return;
+    closing = true;
+    const httpServer = server;
+    if (httpServer) {
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(force);
+    }
+    await services?.database.close();
+  }
+
+  return { start, stop };
+}
+
+function buildHandler(services: Services, isClosing: () => boolean): Handler {
+  const createContext = contextFactory(services);
+  let openApiDocument: unknown;
+
+  const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
+    const log = requestLog(req, services.log);
+    if (wire.unexpected) log.error({ err: rootCause(error) }, 'request failed');
+    else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
+  };
+
+  // REST: trpc-openapi writes its own error body (with tRPC's code). The wire error computed
+  // in onError replaces it just before it is sent, so REST shows the contract's body.
+  const restErrors = new WeakMap<IncomingMessage, WireError>();
+  const openApiHandler = createOpenApiHttpHandler({
+    router: appRouter,
+    createContext,
+    maxBodySize: MAX_BODY_BYTES,
+    // Status and headers are set from the wire error in the end() hook below.
+    responseMeta: undefined,
+    onError({ error, req }: { error: unknown; req: IncomingMessage }) {
+      const wire = toWireError(error);
+      restErrors.set(req, wire);
+      logFailure(error, wire, req);
+    },
+  });
+
+  const rest: Handler = async (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      throw new DomainError('NOT_FOUND', `${req.method} is not served here`);
+    }
+    if (req.method !== 'GET') {
+      // Read here so that size, content type and JSON errors answer in the contract's terms.
+      (req as IncomingMessage & { body?: unknown }).body = await readJsonBody(req);
+    }
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      const wire = restErrors.get(req);
+      if (!wire) return end(chunk);
+      res.statusCode = wire.status;
+      for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return end(JSON.stringify(wire.body));
+    }) as ServerResponse['end'];
+    await openApiHandler(req, res);
+  };
+
+  const trpc: Handler = (req, res) =>
+    nodeHTTPRequestHandler({
+      req,
+      res,
+      router: appRouter,
+      path: new URL(req.url ?? '/', 'http://localhost').pathname.slice('/trpc/'.length),
+      createContext,
+      maxBodySize: MAX_BODY_BYTES,
+      onError({ error, req: request }) {
+        logFailure(error, toWireError(error), request);
+      },
+      responseMeta({ errors }) {
+        const first = errors[0];
+        if (!first) return {};
+        const wire = toWireError(first);
+        return { status: wire.status, headers: wire.headers };
+      },
+    });
+
+  const routes: Record<string, Handler> = {
+    '/health': async (_req, res) => sendJson(res, 200, { status: 'ok' }),
+    '/ready': async (_req, res) => {
+      const ready = await Promise.race([
+        services.database.ping(),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), READY_TIMEOUT_MS).unref()),
+      ]);
+      if (ready) sendJson(res, 200, { status: 'ready' });
+      else sendError(res, toWireError(new DomainError('SERVICE_UNAVAILABLE', 'The database is not answering')));
+    },
+    '/.well-known/jwks.json': async (_req, res) =>
+      sendJson(res, 200, services.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
+    '/openapi.json': async (req, res) => {
+      openApiDocument ??= buildOpenApiDocument(baseUrlOf(req));
+      sendJson(res, 200, openApiDocument);
+    },
+  };
+
+  return async (req, res) => {
+    const requestId = headerValue(req.headers['x-request-id']);
+    const id = requestId && REQUEST_ID.test(requestId) ? requestId : randomUUID();
+    const log = services.log.child({ reqId: id });
+    (req as { log?: Logger }).log = log;
+    const started = performance.now();
+    res.setHeader('X-Request-Id', id);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (isClosing()) res.setHeader('Connection', 'close');
+    res.on('finish', () => {
+      log.info(
+        { method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    });
+    try {
+      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const fixed = routes[pathname];
+      if (fixed) {
+        if (req.method !== 'GET') throw new DomainError('NOT_FOUND', `${req.method} is not served on ${pathname}`);
+        await fixed(req, res);
+      } else if (pathname.startsWith('/trpc/')) {
+        await trpc(req, res);
+      } else {
+        await rest(req, res);
+      }
+    } catch (error) {
+      const wire = toWireError(error);
+      logFailure(error, wire, req);
+      sendError(res, wire);
+    }
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function requestLog(req: IncomingMessage, fallback: Logger): Logger {
+  return (req as { log?: Logger }).log ?? fallback;
+}
+
+function baseUrlOf(req: IncomingMessage): string {
+  const host = headerValue(req.headers.host) ?? 'localhost';
+  return `http://${host}`;
+}

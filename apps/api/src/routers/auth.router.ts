@@ -1,0 +1,90 @@
+import {
+  buildAuthMessage,
+  DomainError,
+  generateNonce,
+  NONCE_PATTERN,
+  NonceQuerySchema,
+  NonceResponseSchema,
+  TokenResponseSchema,
+  VerifyBodySchema,
+} from '@signal/core';
+import { verifyWalletSignature } from '@signal/core/verify';
+import { parseWallet } from '@signal/core/wallet';
+import { consumeNonceAndLogin, findNonce, issueNonce } from '@signal/db';
+import { publicProcedure, router } from '../trpc.js';
+
+const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
+
+export const authRouter = router({
+  nonce: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/auth/nonce',
+        tags: ['auth'],
+        summary: 'Get a sign-in nonce for a wallet',
+        description:
+          'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign. ' +
+          'Each call issues a new nonce; earlier unused ones stay valid until they expire.',
+      },
+    })
+    .input(NonceQuerySchema)
+    .output(NonceResponseSchema)
+    .query(async ({ input, ctx }) => {
+      const { wallet, chain } = parseWallet(input.wallet);
+      const { database, config, now } = ctx.services;
+      const issuedAt = now();
+      const expiresAt = new Date(issuedAt.getTime() + config.nonceTtlSeconds * 1000);
+      const nonce = generateNonce();
+      await issueNonce(database.db, { nonce, wallet, issuedAt, expiresAt });
+      return { nonce, message: buildAuthMessage(nonce), wallet, chain, expiresAt: expiresAt.toISOString() };
+    }),
+
+  verify: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/verify',
+        tags: ['auth'],
+        summary: 'Exchange a signed nonce for an access token',
+        description:
+          'Checks the nonce, then the signature of "Sign this message to authenticate: <nonce>". ' +
+          'On success the nonce is used up, the user is created on its first login, and a 30-day JWT is returned.',
+      },
+    })
+    .input(VerifyBodySchema)
+    .output(TokenResponseSchema)
+    .mutation(async ({ input, ctx }) => {
+      // Contract order: body shape (zod, above) → wallet → nonce → signature.
+      const wallet = parseWallet(input.wallet);
+      const { database, tokens, now } = ctx.services;
+      const at = now();
+      if (!NONCE_PATTERN.test(input.nonce)) throw invalidNonce('nonce is unknown');
+      const record = await findNonce(database.db, input.nonce);
+      if (!record) throw invalidNonce('nonce is unknown');
+      if (record.wallet !== wallet.wallet) throw invalidNonce('nonce was issued for another wallet');
+      if (record.usedAt) throw invalidNonce('nonce has already been used');
+      if (record.expiresAt <= at) throw invalidNonce('nonce has expired');
+
+      // Verify before consuming: a failed attempt must leave the nonce usable.
+      if (!verifyWalletSignature(wallet, buildAuthMessage(input.nonce), input.signature)) {
+        throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
+      }
+      const login = await consumeNonceAndLogin(database.db, {
+        nonce: input.nonce,
+        wallet: wallet.wallet,
+        chain: wallet.chain,
+        now: at,
+      });
+      // Another verify of the same nonce won the race between our read and the consume.
+      if (!login) throw invalidNonce('nonce has already been used');
+      const issued = await tokens.issue({ userId: login.user.id, wallet: wallet.wallet, chain: wallet.chain });
+      return {
+        token: issued.token,
+        tokenType: 'Bearer' as const,
+        expiresAt: issued.expiresAt.toISOString(),
+        user: login.user,
+        isNewUser: login.isNewUser,
+      };
+    }),
+});

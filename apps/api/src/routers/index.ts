@@ -1,0 +1,11 @@
+import { router } from '../trpc.js';
+import { authRouter } from './auth.router.js';
+import { meRouter } from './me.router.js';
+
+export const appRouter = router({
+  auth: authRouter,
+  me: meRouter,
+});
+
+/** The router's type: what the SDK's tRPC client infers every call from. */
+export type AppRouter = typeof appRouter;

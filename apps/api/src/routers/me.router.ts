@@ -1,0 +1,27 @@
+import { DomainError, UserSchema } from '@signal/core';
+import { findUserById } from '@signal/db';
+import { z } from 'zod';
+import { authedProcedure, router } from '../trpc.js';
+
+export const walletNotFound = () =>
+  new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
+
+export const meRouter = router({
+  get: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/me',
+        tags: ['me'],
+        summary: 'The signed-in user',
+        protect: true,
+      },
+    })
+    .input(z.void())
+    .output(UserSchema)
+    .query(async ({ ctx }) => {
+      const user = await findUserById(ctx.services.database.db, ctx.auth.userId);
+      if (!user) throw walletNotFound();
+      return user;
+    }),
+});

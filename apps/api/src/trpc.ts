@@ -1,0 +1,49 @@
+import { DomainError } from '@signal/core';
+import type { TokenClaims } from '@signal/core/token';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-openapi';
+import type { Context } from './context.js';
+import { toWireError } from './errors.js';
+
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
+    errorFormatter({ shape, error }) {
+      const wire = toWireError(error);
+      return {
+        code: shape.code,
+        message: wire.body.message,
+        data: {
+          code: wire.body.code,
+          httpStatus: wire.status,
+          path: shape.data.path,
+          ...(wire.body.issues ? { issues: wire.body.issues } : {}),
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+
+const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
+
+/** Requires a valid bearer token; the verified claims are in ctx.auth. */
+export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const header = ctx.req.headers.authorization;
+  if (!header) {
+    throw new DomainError('UNAUTHORIZED', 'Authorization header with a Bearer token is required', {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    throw new DomainError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+    });
+  }
+  const auth: TokenClaims = await ctx.services.tokens.verify(match[1]);
+  return next({ ctx: { ...ctx, auth } });
+});
