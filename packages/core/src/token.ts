@@ -135,7 +135,8 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
       }
       // `sub` is the user id as a string of plain decimal digits (RFC 7519: a string claim);
       // Number() alone would also take 42, ' 42', '0x2a' or '4.2e1' for user 42.
-      const userId = typeof payload.sub === 'string' && /^[1-9][0-9]*$/.test(payload.sub) ? Number(payload.sub) : Number.NaN;
+      const userId =
+        typeof payload.sub === 'string' && /^[1-9][0-9]*$/.test(payload.sub) ? Number(payload.sub) : Number.NaN;
       const chain = ChainSchema.safeParse(payload.chain);
       if (
         !Number.isSafeInteger(userId) ||
