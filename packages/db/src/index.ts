@@ -2,5 +2,7 @@ export * from './auth.queries.js';
 export { type Backend, createDatabase, type DatabaseHandle, type DatabaseOptions } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export { migrateToLatest } from './migrate.js';
+export * from './provider.queries.js';
 export type { Database } from './schema.js';
+export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './user.queries.js';

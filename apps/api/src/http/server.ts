@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
 import { createTokenService } from '@signal/core/token';
-import { createDatabase, migrateToLatest } from '@signal/db';
+import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
 import { createOpenApiHttpHandler } from 'trpc-openapi';
@@ -57,6 +57,10 @@ export function createServer(options: ServerOptions) {
     try {
       const applied = await migrateToLatest(database.db);
       if (applied.length > 0) log.info({ applied }, 'migrations applied');
+      if (config.seedProviders > 0) {
+        const seeded = await seedDemoCatalogue(database.db, { providers: config.seedProviders });
+        if (seeded) log.info(seeded, 'demo catalogue seeded');
+      }
       const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
       const now = options.now ?? (() => new Date());
       const tokens = await createTokenService({
@@ -157,8 +161,13 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
     await openApiHandler(req, res);
   };
 
-  const trpc: Handler = (req, res) =>
-    nodeHTTPRequestHandler({
+  const trpc: Handler = (req, res) => {
+    // tRPC v10 passes a procedure's failure to responseMeta as the formatted error shape, not
+    // the TRPCError (toWireError would read it as a bug: 500). So the wire errors are taken
+    // from onError, which sees the real error first; the status is the shape's
+    // data.httpStatus (set by the errorFormatter from the same mapping), 207 for a mixed batch.
+    const wires: WireError[] = [];
+    return nodeHTTPRequestHandler({
       req,
       res,
       router: appRouter,
@@ -166,15 +175,16 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
       createContext,
       maxBodySize: MAX_BODY_BYTES,
       onError({ error, req: request }) {
-        logFailure(error, toWireError(error), request);
+        const wire = toWireError(error);
+        wires.push(wire);
+        logFailure(error, wire, request);
       },
       responseMeta({ errors }) {
-        const first = errors[0];
-        if (!first) return {};
-        const wire = toWireError(first);
-        return { status: wire.status, headers: wire.headers };
+        if (errors.length === 0) return {};
+        return { headers: Object.assign({}, ...wires.map((wire) => wire.headers)) };
       },
     });
+  };
 
   const routes: Record<string, Handler> = {
     '/health': async (_req, res) => sendJson(res, 200, { status: 'ok' }),

@@ -1,10 +1,12 @@
 import { router } from '../trpc.js';
 import { authRouter } from './auth.router.js';
 import { meRouter } from './me.router.js';
+import { providersRouter } from './providers.router.js';
 
 export const appRouter = router({
   auth: authRouter,
   me: meRouter,
+  providers: providersRouter,
 });
 
 /** The router's type: what the SDK's tRPC client infers every call from. */

@@ -1,5 +1,5 @@
-import { DomainError, UserSchema } from '@signal/core';
-import { findUserById } from '@signal/db';
+import { DomainError, FollowedProviderPageSchema, PageQuerySchema, UserSchema } from '@signal/core';
+import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
 import { authedProcedure, router } from '../trpc.js';
 
@@ -23,5 +23,24 @@ export const meRouter = router({
       const user = await findUserById(ctx.services.database.db, ctx.auth.userId);
       if (!user) throw walletNotFound();
       return user;
+    }),
+
+  following: authedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/me/following',
+        tags: ['me'],
+        summary: 'Providers the signed-in user follows',
+        description: 'Newest follow first; each item carries followedAt.',
+        protect: true,
+      },
+    })
+    .input(PageQuerySchema)
+    .output(FollowedProviderPageSchema)
+    .query(async ({ input, ctx }) => {
+      const page = await listFollowing(ctx.services.database.db, { ...input, userId: ctx.auth.userId });
+      if (page === 'user-not-found') throw walletNotFound();
+      return page;
     }),
 });

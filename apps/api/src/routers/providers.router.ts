@@ -1,0 +1,121 @@
+import {
+  DomainError,
+  FollowResultSchema,
+  ProviderIdParamsSchema,
+  ProviderListQuerySchema,
+  ProviderPageSchema,
+  ProviderSchema,
+  ProviderStatsSchema,
+} from '@signal/core';
+import {
+  type FollowOutcome,
+  findProvider,
+  findProviderStats,
+  followProvider,
+  listProviders,
+  unfollowProvider,
+} from '@signal/db';
+import { authedProcedure, publicProcedure, router } from '../trpc.js';
+import { walletNotFound } from './me.router.js';
+
+const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+
+function followResult(outcome: FollowOutcome, providerId: number) {
+  if (outcome === 'provider-not-found') throw providerNotFound(providerId);
+  if (outcome === 'user-not-found') throw walletNotFound();
+  return outcome;
+}
+
+export const providersRouter = router({
+  list: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers',
+        tags: ['providers'],
+        summary: 'List providers',
+        description:
+          'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point) or id, ' +
+          'desc (default) or asc; ties are broken by id in the same direction, so pages never repeat or skip a provider.',
+      },
+    })
+    .input(ProviderListQuerySchema)
+    .output(ProviderPageSchema)
+    .query(({ input, ctx }) => listProviders(ctx.services.database.db, input)),
+
+  get: publicProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/providers/{id}', tags: ['providers'], summary: 'One provider' },
+    })
+    .input(ProviderIdParamsSchema)
+    .output(ProviderSchema)
+    .query(async ({ input, ctx }) => {
+      const provider = await findProvider(ctx.services.database.db, input.id);
+      if (!provider) throw providerNotFound(input.id);
+      return provider;
+    }),
+
+  stats: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers/{id}/stats',
+        tags: ['providers'],
+        summary: 'Statistics of a provider',
+        description:
+          'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
+          '7 / 30 days); signal figures are stored per provider.',
+      },
+    })
+    .input(ProviderIdParamsSchema)
+    .output(ProviderStatsSchema)
+    .query(async ({ input, ctx }) => {
+      const stats = await findProviderStats(ctx.services.database.db, input.id, ctx.services.now());
+      if (!stats) throw providerNotFound(input.id);
+      return stats;
+    }),
+
+  follow: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/providers/{id}/follow',
+        tags: ['providers'],
+        summary: 'Follow a provider',
+        description: 'Idempotent: following again changes nothing and returns the same body.',
+        protect: true,
+      },
+    })
+    .input(ProviderIdParamsSchema)
+    .output(FollowResultSchema)
+    .mutation(async ({ input, ctx }) =>
+      followResult(
+        await followProvider(ctx.services.database.db, {
+          userId: ctx.auth.userId,
+          providerId: input.id,
+          now: ctx.services.now(),
+        }),
+        input.id,
+      ),
+    ),
+
+  unfollow: authedProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/providers/{id}/follow',
+        tags: ['providers'],
+        summary: 'Unfollow a provider',
+        description: 'Idempotent: unfollowing again changes nothing and returns the same body.',
+        protect: true,
+      },
+    })
+    .input(ProviderIdParamsSchema)
+    .output(FollowResultSchema)
+    .mutation(async ({ input, ctx }) =>
+      followResult(
+        await unfollowProvider(ctx.services.database.db, { userId: ctx.auth.userId, providerId: input.id }),
+        input.id,
+      ),
+    ),
+});
