@@ -1,0 +1,120 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  countProviders,
+  deleteUser,
+  findProvider,
+  followProvider,
+  listFollowing,
+  listProviders,
+  seedDemoCatalogue,
+  unfollowProvider,
+} from '../src/index.js';
+import { BACKENDS, openTestDatabase, type TestDatabase } from '../src/testing.js';
+
+/** Providers whose stored follower_count differs from their follow rows: must always be none. */
+async function countMismatches(t: TestDatabase): Promise<number> {
+  const result = await sql<{ n: number }>`
+    select count(*) as n from providers p
+    where p.follower_count <> (select count(*) from follows f where f.provider_id = p.id)`.execute(t.db);
+  return result.rows[0]?.n ?? -1;
+}
+
+async function createUsers(t: TestDatabase, count: number): Promise<number[]> {
+  const rows = await t.db
+    .insertInto('users')
+    .values(
+      Array.from({ length: count }, () => ({
+        wallet: `0x${crypto.getRandomValues(new Uint8Array(20)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '')}`,
+        chain: 'evm' as const,
+      })),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+describe.each(BACKENDS)('catalogue queries on %s', (backend) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await openTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  it('seeds an empty catalogue once, with counts made of real follow rows', async () => {
+    const seeded = await seedDemoCatalogue(t.db, { providers: 40 });
+    expect(seeded?.providers).toBe(40);
+    expect(seeded?.follows).toBeGreaterThan(0);
+    expect(await seedDemoCatalogue(t.db, { providers: 40 })).toBeNull();
+    expect(await countProviders(t.db)).toBe(40);
+    expect(await countMismatches(t)).toBe(0);
+    const stats = await t.db
+      .selectFrom('provider_stats')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    expect(stats?.n).toBe(40);
+    const counts = await t.db.selectFrom('providers').select('follower_count').execute();
+    // A spread, not one figure.
+    expect(new Set(counts.map((c) => c.follower_count)).size).toBeGreaterThan(5);
+  });
+
+  it('lists by every sort with the id tie-break, and the total comes from the counter', async () => {
+    const all = await t.db.selectFrom('providers').select(['id', 'follower_count']).execute();
+    const page = await listProviders(t.db, { page: 1, limit: 100, sortBy: 'followerCount', order: 'desc' });
+    const expected = [...all].sort((a, b) => b.follower_count - a.follower_count || b.id - a.id).map((r) => r.id);
+    expect(page.items.map((p) => p.id)).toEqual(expected);
+    expect(page.total).toBe(40);
+    expect(page.totalPages).toBe(1);
+    const beyond = await listProviders(t.db, { page: 3, limit: 20, sortBy: 'id', order: 'asc' });
+    expect(beyond).toMatchObject({ items: [], total: 40, totalPages: 2 });
+  });
+
+  it('follows and unfollows idempotently, counting only real changes', async () => {
+    const [user] = await createUsers(t, 1);
+    const provider = (await listProviders(t.db, { page: 1, limit: 1, sortBy: 'id', order: 'asc' })).items[0]!;
+    const before = provider.followerCount;
+    const now = new Date();
+    const a = await followProvider(t.db, { userId: user!, providerId: provider.id, now });
+    const b = await followProvider(t.db, { userId: user!, providerId: provider.id, now });
+    expect(a).toEqual({ providerId: provider.id, following: true, followerCount: before + 1 });
+    expect(b).toEqual(a);
+    const c = await unfollowProvider(t.db, { userId: user!, providerId: provider.id });
+    const d = await unfollowProvider(t.db, { userId: user!, providerId: provider.id });
+    expect(c).toEqual({ providerId: provider.id, following: false, followerCount: before });
+    expect(d).toEqual(c);
+    expect(await followProvider(t.db, { userId: user!, providerId: 987654321, now })).toBe('provider-not-found');
+    expect(await followProvider(t.db, { userId: 987654321, providerId: provider.id, now })).toBe('user-not-found');
+    expect(await countMismatches(t)).toBe(0);
+  });
+
+  it('keeps follower_count equal to the follow rows under concurrent follows and unfollows', async () => {
+    const users = await createUsers(t, 30);
+    const provider = (await listProviders(t.db, { page: 1, limit: 1, sortBy: 'id', order: 'desc' })).items[0]!;
+    const now = new Date();
+    await Promise.all(
+      users.flatMap((userId, i) => [
+        followProvider(t.db, { userId, providerId: provider.id, now }),
+        unfollowProvider(t.db, { userId, providerId: provider.id }),
+        followProvider(t.db, { userId, providerId: provider.id, now }),
+        ...(i % 2 === 0 ? [unfollowProvider(t.db, { userId, providerId: provider.id })] : []),
+      ]),
+    );
+    expect(await countMismatches(t)).toBe(0);
+  });
+
+  it('deleting a user removes its follows and lowers the counts', async () => {
+    const [user] = await createUsers(t, 1);
+    const providers = (await listProviders(t.db, { page: 1, limit: 3, sortBy: 'name', order: 'asc' })).items;
+    for (const p of providers) await followProvider(t.db, { userId: user!, providerId: p.id, now: new Date() });
+    const following = await listFollowing(t.db, { userId: user!, page: 1, limit: 10 });
+    expect(following !== 'user-not-found' && following.total).toBe(3);
+    expect(await deleteUser(t.db, user!)).toBe(true);
+    for (const p of providers) {
+      expect((await findProvider(t.db, p.id))?.followerCount).toBe(p.followerCount);
+    }
+    expect(await listFollowing(t.db, { userId: user!, page: 1, limit: 10 })).toBe('user-not-found');
+    expect(await countMismatches(t)).toBe(0);
+  });
+});
