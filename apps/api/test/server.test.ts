@@ -119,3 +119,23 @@ describe('headers on every response', () => {
     expect(echoed).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   });
 });
+
+describe('demo avatars', () => {
+  it('draws the same SVG for the same seed, and different ones for different seeds', async () => {
+    const a = await fetch(`${api.url}/avatars/bc8564a4cb8dc531.svg`);
+    expect(a.status).toBe(200);
+    expect(a.headers.get('content-type')).toBe('image/svg+xml');
+    const svg = await a.text();
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(await (await fetch(`${api.url}/avatars/bc8564a4cb8dc531.svg`)).text()).toBe(svg);
+    expect(await (await fetch(`${api.url}/avatars/0000000000000000.svg`)).text()).not.toBe(svg);
+  });
+
+  it('answers 404 NOT_FOUND for anything that is not a seed', async () => {
+    for (const path of ['/avatars/a.b.svg', '/avatars/.svg', '/avatars/x.png']) {
+      const reply = await call(api, 'GET', path);
+      expect(reply.status).toBe(404);
+      expect(reply.body.code).toBe('NOT_FOUND');
+    }
+  });
+});

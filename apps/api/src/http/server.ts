@@ -18,6 +18,7 @@ import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
+import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import { sendError, sendJson } from './respond.js';
 
@@ -225,6 +226,12 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
       if (fixed) {
         if (req.method !== 'GET') throw new DomainError('NOT_FOUND', `${req.method} is not served on ${pathname}`);
         await fixed(req, res);
+      } else if (AVATAR_PATH.test(pathname) && req.method === 'GET') {
+        res.writeHead(200, {
+          'Content-Type': 'image/svg+xml',
+          'Cache-Control': 'public, max-age=31536000, immutable',
+        });
+        res.end(renderAvatar(AVATAR_PATH.exec(pathname)?.[1] ?? ''));
       } else if (pathname.startsWith('/trpc/')) {
         await trpc(req, res);
       } else {
