@@ -1,7 +1,7 @@
 import type { Chain, User } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
-import { toUser } from './user.queries.js';
+import { followingCountColumn, toUser } from './user.queries.js';
 
 export interface NonceRecord {
   wallet: string;
@@ -78,7 +78,7 @@ export async function consumeNonceAndLogin(
       'last_login_at',
       // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
       sql<boolean>`xmax = 0`.as('inserted'),
-      sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as('following_count'),
+      followingCountColumn,
     ])
     .executeTakeFirst();
   if (!row) return null;

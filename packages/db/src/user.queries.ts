@@ -23,34 +23,16 @@ export function toUser(row: UserRow): User {
   };
 }
 
+/** Users with their following count: a count over the user's follows index, no stored copy. */
+export const followingCountColumn = sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as(
+  'following_count',
+);
+
 export async function findUserById(db: Kysely<Database>, id: number): Promise<User | undefined> {
   const row = await db
     .selectFrom('users')
-    .select([
-      'id',
-      'wallet',
-      'chain',
-      'created_at',
-      'last_login_at',
-      sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as('following_count'),
-    ])
+    .select(['id', 'wallet', 'chain', 'created_at', 'last_login_at', followingCountColumn])
     .where('id', '=', id)
-    .executeTakeFirst();
-  return row && toUser(row);
-}
-
-export async function findUserByWallet(db: Kysely<Database>, wallet: string): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select([
-      'id',
-      'wallet',
-      'chain',
-      'created_at',
-      'last_login_at',
-      sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as('following_count'),
-    ])
-    .where('wallet', '=', wallet)
     .executeTakeFirst();
   return row && toUser(row);
 }
