@@ -1,13 +1,15 @@
-/**
- * Following providers: the REST flow and its idempotence, GET /me/following (newest first,
- * paged), GET /me's followingCount, 401s without a token, the same flow over tRPC with the
- * real client, follower counts under concurrent follows and unfollows, and what deleting a
- * user does to its follows and its token.
- */
-import { createTRPCProxyClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRouter } from '../src/index.js';
-import { call, evmWallet, expectError, signIn, solanaWallet, startApi, type TestApi } from './harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  solanaWallet,
+  startApi,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+} from './harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -34,27 +36,6 @@ async function followRows(where: { providerId?: number; userId?: number }) {
   if (where.providerId !== undefined) query = query.where('provider_id', '=', where.providerId);
   if (where.userId !== undefined) query = query.where('user_id', '=', where.userId);
   return query.execute();
-}
-
-function client(token?: string) {
-  return createTRPCProxyClient<AppRouter>({
-    links: [
-      httpBatchLink({
-        url: `${api.url}/trpc`,
-        headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
-      }),
-    ],
-  });
-}
-
-async function trpcFailure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCClientError);
-    return error as TRPCClientError<AppRouter>;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('follow and unfollow over REST', () => {
@@ -209,7 +190,7 @@ describe('follow and unfollow over REST', () => {
 describe('the same flow over tRPC', () => {
   it('follow, repeat, following, list, unfollow with @trpc/client', async () => {
     const { token } = await signIn(api, evmWallet());
-    const trpc = client(token);
+    const trpc = trpcClient(api, token);
     const id = providerIds[6]!;
     const n = await followerCount(id);
 
@@ -244,11 +225,11 @@ describe('the same flow over tRPC', () => {
   });
 
   it('contract codes in error.data.code: no token, unknown provider', async () => {
-    const anonymous = await trpcFailure(client().providers.follow.mutate({ id: providerIds[0]! }));
+    const anonymous = await trpcFailure(trpcClient(api).providers.follow.mutate({ id: providerIds[0]! }));
     expect(anonymous.data?.code).toBe('UNAUTHORIZED');
     expect(anonymous.data?.httpStatus).toBe(401);
     const { token } = await signIn(api, evmWallet());
-    const unknown = await trpcFailure(client(token).providers.follow.mutate({ id: 999_999 }));
+    const unknown = await trpcFailure(trpcClient(api, token).providers.follow.mutate({ id: 999_999 }));
     expect(unknown.data?.code).toBe('PROVIDER_NOT_FOUND');
     expect(unknown.data?.httpStatus).toBe(404);
   });
@@ -318,7 +299,7 @@ describe('deleting a user', () => {
     // The failed follow wrote nothing.
     expect(await followerCount(p)).toBe(countP - 1);
     expect(await followRows({ userId: user.id })).toEqual([]);
-    const trpcError = await trpcFailure(client(token).providers.follow.mutate({ id: p }));
+    const trpcError = await trpcFailure(trpcClient(api, token).providers.follow.mutate({ id: p }));
     expect(trpcError.data?.code).toBe('WALLET_NOT_FOUND');
   });
 });

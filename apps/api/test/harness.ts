@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import type { Backend, DatabaseHandle } from '@signal/db';
 import { createDatabase } from '@signal/db';
 import { createScratchDatabase } from '@signal/db/testing';
+import { createTRPCProxyClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type Config, createServer, loadConfig } from '../src/index.js';
+import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
 export interface TestApi {
   url: string;
@@ -150,4 +151,27 @@ export function expectError(reply: Reply, status: number, code: string) {
   const extra = Object.keys(reply.body).filter((k) => !['code', 'message', 'issues'].includes(k));
   if (extra.length > 0) throw new Error(`error body has extra keys ${extra.join(', ')}`);
   return reply.body as { code: string; message: string; issues?: { path: (string | number)[]; message: string }[] };
+}
+
+/** A tRPC client of the started server, as an internal TypeScript service would use it. */
+export function trpcClient(api: { url: string }, token?: string) {
+  return createTRPCProxyClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: `${api.url}/trpc`,
+        headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
+      }),
+    ],
+  });
+}
+
+/** Runs a tRPC call that must fail and returns its TRPCClientError. */
+export async function trpcFailure(promise: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TRPCClientError) return error as TRPCClientError<AppRouter>;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
 }

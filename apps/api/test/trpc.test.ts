@@ -3,10 +3,10 @@
  * families, /me with a bearer token, and the contract's codes in error.data.code with the
  * HTTP status of the contract.
  */
-import { createTRPCProxyClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import type { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/index.js';
-import { call, evmWallet, solanaWallet, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, solanaWallet, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
 
 let api: TestApi;
 
@@ -16,28 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-
-function client(token?: string) {
-  return createTRPCProxyClient<AppRouter>({
-    links: [
-      httpBatchLink({
-        url: `${api.url}/trpc`,
-        headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
-      }),
-    ],
-  });
-}
-
-/** Runs a call that must fail and returns its TRPCClientError. */
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCClientError);
-    return error as TRPCClientError<AppRouter>;
-  }
-  throw new Error('expected the call to fail');
-}
 
 function expectCode(error: TRPCClientError<AppRouter>, code: string, httpStatus: number) {
   expect(error.data?.code).toBe(code);
@@ -52,7 +30,7 @@ describe.each([
 ] as const)('sign-in over tRPC with a %s wallet', (chain, makeWallet) => {
   it('nonce → verify → me.get', async () => {
     const wallet = makeWallet();
-    const anonymous = client();
+    const anonymous = trpcClient(api);
     const nonce = await anonymous.auth.nonce.query({ wallet: wallet.address });
     expect(nonce).toMatchObject({
       wallet: wallet.address,
@@ -66,7 +44,7 @@ describe.each([
     });
     expect(session).toMatchObject({ tokenType: 'Bearer', isNewUser: true, user: { wallet: wallet.address, chain } });
 
-    const me = await client(session.token).me.get.query();
+    const me = await trpcClient(api, session.token).me.get.query();
     expect(me).toEqual(session.user);
 
     // The same user over REST: both transports give the same shape.
@@ -77,10 +55,12 @@ describe.each([
 
 describe('errors over tRPC', () => {
   it('bad wallet → INVALID_WALLET, httpStatus 400', async () => {
-    expectCode(await failure(client().auth.nonce.query({ wallet: 'garbage' })), 'INVALID_WALLET', 400);
+    expectCode(await trpcFailure(trpcClient(api).auth.nonce.query({ wallet: 'garbage' })), 'INVALID_WALLET', 400);
     const wallet = evmWallet();
     expectCode(
-      await failure(client().auth.verify.mutate({ wallet: 'garbage', nonce: 'x'.repeat(32), signature: '0x' })),
+      await trpcFailure(
+        trpcClient(api).auth.verify.mutate({ wallet: 'garbage', nonce: 'x'.repeat(32), signature: '0x' }),
+      ),
       'INVALID_WALLET',
       400,
     );
@@ -91,8 +71,8 @@ describe('errors over tRPC', () => {
     const wallet = solanaWallet();
     const nonce = 'a'.repeat(32);
     expectCode(
-      await failure(
-        client().auth.verify.mutate({
+      await trpcFailure(
+        trpcClient(api).auth.verify.mutate({
           wallet: wallet.address,
           nonce,
           signature: await wallet.sign(`Sign this message to authenticate: ${nonce}`),
@@ -105,10 +85,10 @@ describe('errors over tRPC', () => {
 
   it('bad signature → INVALID_SIGNATURE, httpStatus 401', async () => {
     const wallet = evmWallet();
-    const anonymous = client();
+    const anonymous = trpcClient(api);
     const nonce = await anonymous.auth.nonce.query({ wallet: wallet.address });
     expectCode(
-      await failure(
+      await trpcFailure(
         anonymous.auth.verify.mutate({
           wallet: wallet.address,
           nonce: nonce.nonce,
@@ -121,13 +101,13 @@ describe('errors over tRPC', () => {
   });
 
   it('me.get without a token → UNAUTHORIZED, httpStatus 401', async () => {
-    expectCode(await failure(client().me.get.query()), 'UNAUTHORIZED', 401);
-    expectCode(await failure(client('not.a.token').me.get.query()), 'UNAUTHORIZED', 401);
+    expectCode(await trpcFailure(trpcClient(api).me.get.query()), 'UNAUTHORIZED', 401);
+    expectCode(await trpcFailure(trpcClient(api, 'not.a.token').me.get.query()), 'UNAUTHORIZED', 401);
   });
 
   it('bad input types → VALIDATION_ERROR, httpStatus 400, with issues naming the fields', async () => {
-    const error = await failure(
-      client().auth.verify.mutate({ wallet: 1, nonce: null, signature: {} } as unknown as {
+    const error = await trpcFailure(
+      trpcClient(api).auth.verify.mutate({ wallet: 1, nonce: null, signature: {} } as unknown as {
         wallet: string;
         nonce: string;
         signature: string;
@@ -137,9 +117,13 @@ describe('errors over tRPC', () => {
     const issues = (error.data as { issues?: { path: (string | number)[] }[] }).issues ?? [];
     expect(issues.map((issue) => issue.path[0]).sort()).toEqual(['nonce', 'signature', 'wallet']);
 
-    expectCode(await failure(client().auth.nonce.query({} as unknown as { wallet: string })), 'VALIDATION_ERROR', 400);
     expectCode(
-      await failure(client().auth.nonce.query({ wallet: 42 } as unknown as { wallet: string })),
+      await trpcFailure(trpcClient(api).auth.nonce.query({} as unknown as { wallet: string })),
+      'VALIDATION_ERROR',
+      400,
+    );
+    expectCode(
+      await trpcFailure(trpcClient(api).auth.nonce.query({ wallet: 42 } as unknown as { wallet: string })),
       'VALIDATION_ERROR',
       400,
     );
