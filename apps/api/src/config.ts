@@ -20,25 +20,27 @@ const boolean = z
 const pem = z.string().transform((v) => v.replace(/\\n/g, '\n').trim());
 
 // Empty strings count as unset, as they do for most twelve-factor services.
-const optional = <T extends z.ZodTypeAny>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+const optional = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(unsetIfEmpty, schema.optional());
+const withDefault = <T extends z.ZodTypeAny>(schema: T, fallback: string) =>
+  z.preprocess(unsetIfEmpty, schema.default(fallback));
 
 const EnvSchema = z.object({
-  PORT: optional(integer(0, 65_535)).default('3000'),
-  HOST: optional(z.string()).default('127.0.0.1'),
+  PORT: withDefault(integer(0, 65_535), '3000'),
+  HOST: withDefault(z.string(), '127.0.0.1'),
   DATABASE_URL: optional(z.string().url('must be a postgres:// connection URL')),
-  DATA_DIR: optional(z.string()).default('.data'),
-  SEED_PROVIDERS: optional(integer(0, 10_000_000)).default('100'),
-  NONCE_TTL_SECONDS: optional(integer(1, 86_400)).default('300'),
-  AUTH_RATE_LIMIT_PER_MINUTE: optional(integer(0, 1_000_000)).default('60'),
+  DATA_DIR: withDefault(z.string(), '.data'),
+  SEED_PROVIDERS: withDefault(integer(0, 10_000_000), '100'),
+  NONCE_TTL_SECONDS: withDefault(integer(1, 86_400), '300'),
+  AUTH_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
   JWT_PRIVATE_KEY: optional(pem),
   JWT_PREVIOUS_PUBLIC_KEYS: optional(z.string()),
-  JWT_ISSUER: optional(z.string()).default('signal-auth'),
-  JWT_AUDIENCE: optional(z.string()).default('signal-api'),
-  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
-  TRUST_PROXY: optional(boolean).default('false'),
+  JWT_ISSUER: withDefault(z.string(), 'signal-auth'),
+  JWT_AUDIENCE: withDefault(z.string(), 'signal-api'),
+  LOG_LEVEL: withDefault(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  TRUST_PROXY: withDefault(boolean, 'false'),
   CORS_ORIGINS: optional(z.string()),
-  DATABASE_POOL_SIZE: optional(integer(1, 1000)).default('10'),
+  DATABASE_POOL_SIZE: withDefault(integer(1, 1000), '10'),
 });
 
 export interface Config {

@@ -1,0 +1,79 @@
+/**
+ * Configuration is read once from the environment; a bad value stops the start with a
+ * message naming the variable.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/index.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: '/srv/app/.data',
+      seedProviders: 100,
+      nonceTtlSeconds: 300,
+      authRateLimitPerMinute: 60,
+      jwtIssuer: 'signal-auth',
+      jwtAudience: 'signal-api',
+      trustProxy: false,
+      corsOrigins: [],
+    });
+  });
+
+  it('reads every variable, treating empty strings as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u@db:5432/signal',
+      DATA_DIR: '/var/lib/signal',
+      SEED_PROVIDERS: '0',
+      NONCE_TTL_SECONDS: '60',
+      AUTH_RATE_LIMIT_PER_MINUTE: '0',
+      JWT_ISSUER: '',
+      TRUST_PROXY: 'true',
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u@db:5432/signal',
+      dataDir: '/var/lib/signal',
+      seedProviders: 0,
+      nonceTtlSeconds: 60,
+      authRateLimitPerMinute: 0,
+      jwtIssuer: 'signal-auth',
+      trustProxy: true,
+      corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['NONCE_TTL_SECONDS', '1e3'],
+    ['SEED_PROVIDERS', '-1'],
+    ['DATABASE_URL', 'not a url'],
+    ['TRUST_PROXY', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['JWT_PREVIOUS_PUBLIC_KEYS', 'no pem here'],
+  ])('rejects %s=%s with a message naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('stops the real process with exit code 1 and the message, before listening', () => {
+    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+    const result = spawnSync(process.execPath, [main], {
+      env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('PORT');
+  });
+});
