@@ -46,10 +46,32 @@ export function verifyEvmSignature(address: string, message: string, signature: 
 const ED25519_KEY_CACHE_SIZE = 10_000;
 const ed25519Keys = new Map<string, KeyObject>();
 
-function ed25519Key(address: string): KeyObject {
+/**
+ * Encodings (sign bit ignored) of the Ed25519 points of small order, canonical or not, as in
+ * libsodium's blocklist. Under such a "public key" a crafted signature verifies for any
+ * message, and nobody holds its private key, so no signature by it is accepted.
+ */
+const SMALL_ORDER_KEYS = [
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+];
+
+function hasSmallOrder(raw: Uint8Array): boolean {
+  const unsigned = Buffer.from(raw);
+  unsigned[31] = (unsigned[31] as number) & 0x7f;
+  return SMALL_ORDER_KEYS.includes(unsigned.toString('hex'));
+}
+
+function ed25519Key(address: string): KeyObject | null {
   let key = ed25519Keys.get(address);
   if (key) return key;
   const raw = bs58.decode(address);
+  if (hasSmallOrder(raw)) return null;
   key = createPublicKey({
     key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') },
     format: 'jwk',
@@ -68,7 +90,8 @@ export function verifySolanaSignature(address: string, message: string, signatur
   const bytes = bs58.decode(signature);
   if (bytes.length !== 64) return false;
   try {
-    return verifyEd25519(null, Buffer.from(message, 'utf8'), ed25519Key(address), bytes);
+    const key = ed25519Key(address);
+    return key !== null && verifyEd25519(null, Buffer.from(message, 'utf8'), key, bytes);
   } catch {
     // Not a valid curve point for a key, for instance.
     return false;
