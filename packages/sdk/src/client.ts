@@ -1,0 +1,223 @@
+import type { AppRouter } from '@signal/api';
+import { buildAuthMessage } from '@signal/core';
+import { createTRPCProxyClient, httpLink } from '@trpc/client';
+import { SignalApiError, toSignalApiError } from './api-error.js';
+import type { Signer } from './signer.types.js';
+import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
+import type {
+  FollowedProviderPage,
+  FollowResult,
+  Nonce,
+  PageQuery,
+  Provider,
+  ProviderId,
+  ProviderListQuery,
+  ProviderPage,
+  ProviderStats,
+  Session,
+  User,
+} from './wire.types.js';
+
+export interface ClientOptions {
+  /** Where the API is served, e.g. `https://api.example.com` (its tRPC endpoint is `<baseUrl>/trpc`). */
+  baseUrl: string;
+  /**
+   * Signs in when needed: on `signIn()`, and before an authenticated call when there is no
+   * token, it has expired, or the API rejects it. Without one, the client calls public
+   * endpoints and uses whatever token the store already holds.
+   */
+  signer?: Signer;
+  /** Where the token is kept; default {@link memoryTokenStore}. */
+  tokenStore?: TokenStore;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface SignalClient {
+  /**
+   * Runs the sign-in flow with the client's signer (nonce → signature → verify) and stores the
+   * token. Concurrent callers, including calls re-authenticating after expiry, share one
+   * sign-in: one nonce, one signature prompt.
+   */
+  signIn(): Promise<Session>;
+  /**
+   * Forgets the token; a sign-in still in flight will not store its token either. A later
+   * authenticated call signs in again if the client has a signer.
+   */
+  signOut(): Promise<void>;
+  /** The stored token, or null when there is none or it has expired. */
+  getToken(): Promise<StoredToken | null>;
+
+  /** The two steps of sign-in, for flows that sign elsewhere; `signIn()` runs both. */
+  auth: {
+    /** `GET /auth/nonce`: a single-use nonce for the wallet and the exact message to sign. */
+    nonce(wallet: string): Promise<Nonce>;
+    /** `POST /auth/verify`: exchanges a signed nonce for a token, which the client stores. */
+    verify(body: { wallet: string; nonce: string; signature: string }): Promise<Session>;
+  };
+  providers: {
+    /** `GET /providers`: a page of the catalogue; default page 1, 20 per page, most followed first. */
+    list(query?: ProviderListQuery): Promise<ProviderPage>;
+    /** `GET /providers/{id}`. */
+    get(id: ProviderId): Promise<Provider>;
+    /** `GET /providers/{id}/stats`. */
+    stats(id: ProviderId): Promise<ProviderStats>;
+    /** `POST /providers/{id}/follow` (signed in; idempotent). */
+    follow(id: ProviderId): Promise<FollowResult>;
+    /** `DELETE /providers/{id}/follow` (signed in; idempotent). */
+    unfollow(id: ProviderId): Promise<FollowResult>;
+  };
+  me: {
+    /** `GET /me` (signed in). */
+    get(): Promise<User>;
+    /** `GET /me/following` (signed in): followed providers, newest follow first. */
+    following(query?: PageQuery): Promise<FollowedProviderPage>;
+  };
+}
+
+/** A nonce the SDK is willing to put into a message for a wallet to sign (the contract's alphabet). */
+const NONCE_SHAPE = /^[A-Za-z0-9]{16,128}$/;
+
+/** Codes that mean "the token we sent is no good": a signer fixes both by signing in again. */
+const REJECTED_TOKEN = new Set(['TOKEN_EXPIRED', 'UNAUTHORIZED']);
+
+export function createClient(options: ClientOptions): SignalClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const { signer } = options;
+  const store = options.tokenStore ?? memoryTokenStore();
+  const fetchImpl = options.fetch;
+
+  const trpc = createTRPCProxyClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `${baseUrl}/trpc`,
+        // Wrapped so a fetch passed in as a bare method (window.fetch) is never called with another `this`.
+        ...(fetchImpl ? { fetch: (input, init) => fetchImpl(input as RequestInfo | URL, init as RequestInit) } : {}),
+        // Each call carries its own token in its context, so a retry can send a fresh one.
+        headers: ({ op }) => {
+          const token = op.context.token;
+          return typeof token === 'string' ? { authorization: `Bearer ${token}` } : {};
+        },
+      }),
+    ],
+  });
+
+  /** Every call goes through here, so only SignalApiError ever leaves a method. */
+  const send = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw toSignalApiError(error, baseUrl);
+    }
+  };
+
+  // Bumped by signOut(): a sign-in that started before must not store its token afterwards.
+  let epoch = 0;
+  let inFlight: Promise<Session> | undefined;
+
+  const storeSession = async (session: Session, startedAt: number) => {
+    if (startedAt !== epoch) return;
+    await store.set({ token: session.token, expiresAt: session.expiresAt, wallet: session.user.wallet });
+  };
+
+  const verify = async (body: { wallet: string; nonce: string; signature: string }, startedAt = epoch) => {
+    const session = await send(() => trpc.auth.verify.mutate(body));
+    await storeSession(session, startedAt);
+    return session;
+  };
+
+  const runSignIn = async (active: Signer): Promise<Session> => {
+    const startedAt = epoch;
+    const wallet = await active.getAddress();
+    const nonce = await send(() => trpc.auth.nonce.query({ wallet }));
+    // Sign only the contract's message: a wallet prompted in the background (re-auth) must
+    // never be asked to sign text the server chose, such as another site's login message.
+    if (!NONCE_SHAPE.test(nonce.nonce) || nonce.message !== buildAuthMessage(nonce.nonce)) {
+      throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
+        status: 200,
+      });
+    }
+    const signature = await active.signMessage(nonce.message);
+    return verify({ wallet, nonce: nonce.nonce, signature }, startedAt);
+  };
+
+  const signIn = (): Promise<Session> => {
+    if (!signer) {
+      return Promise.reject(new Error('signIn() needs a signer: pass one to createClient({ signer })'));
+    }
+    if (inFlight) return inFlight;
+    const attempt = runSignIn(signer).finally(() => {
+      if (inFlight === attempt) inFlight = undefined;
+    });
+    inFlight = attempt;
+    return attempt;
+  };
+
+  /** The token for an authenticated call: the stored one while it is valid, else a fresh sign-in. */
+  const tokenForCall = async (): Promise<string | undefined> => {
+    const stored = await store.get();
+    if (stored && !isExpired(stored)) return stored.token;
+    if (signer) return (await signIn()).token;
+    // No signer: send what we have and let the API answer (TOKEN_EXPIRED, UNAUTHORIZED).
+    return stored?.token;
+  };
+
+  /** After the API rejected `rejected`: reuse a token another call already fetched, else sign in. */
+  const tokenAfterRejection = async (rejected: string): Promise<string> => {
+    const stored = await store.get();
+    if (stored && stored.token !== rejected && !isExpired(stored)) return stored.token;
+    return (await signIn()).token;
+  };
+
+  /**
+   * Runs an authenticated call. A rejected token (expired, or no longer accepted) is replaced by
+   * one sign-in and the call retried once; without a signer the typed error is thrown and an
+   * expired token is dropped from the store.
+   */
+  const authed = async <T>(call: (context: { token?: string }) => Promise<T>): Promise<T> => {
+    const token = await tokenForCall();
+    const startedAt = epoch;
+    try {
+      return await send(() => call(token === undefined ? {} : { token }));
+    } catch (error) {
+      if (!(error instanceof SignalApiError) || token === undefined || !REJECTED_TOKEN.has(error.code)) throw error;
+      // Signed out while the call was under way: do not prompt the wallet on its behalf.
+      if (startedAt !== epoch) throw error;
+      if (!signer) {
+        if (error.code === 'TOKEN_EXPIRED' && (await store.get())?.token === token) await store.clear();
+        throw error;
+      }
+      const fresh = await tokenAfterRejection(token);
+      return send(() => call({ token: fresh }));
+    }
+  };
+
+  return {
+    signIn,
+    async signOut() {
+      epoch += 1;
+      // The next sign-in starts afresh rather than joining one whose token will not be stored.
+      inFlight = undefined;
+      await store.clear();
+    },
+    async getToken() {
+      const stored = await store.get();
+      return stored && !isExpired(stored) ? { ...stored } : null;
+    },
+    auth: {
+      nonce: (wallet) => send(() => trpc.auth.nonce.query({ wallet })),
+      verify: (body) => verify(body),
+    },
+    providers: {
+      list: (query = {}) => send(() => trpc.providers.list.query(query)),
+      get: (id) => send(() => trpc.providers.get.query({ id })),
+      stats: (id) => send(() => trpc.providers.stats.query({ id })),
+      follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
+      unfollow: (id) => authed((context) => trpc.providers.unfollow.mutate({ id }, { context })),
+    },
+    me: {
+      get: () => authed((context) => trpc.me.get.query(undefined, { context })),
+      following: (query = {}) => authed((context) => trpc.me.following.query(query, { context })),
+    },
+  };
+}

@@ -1,0 +1,13 @@
+export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
+export { type ClientOptions, createClient, type SignalClient } from './client.js';
+export type { Signer } from './signer.types.js';
+export {
+  type KeyValueStorage,
+  type LocalStorageTokenStoreOptions,
+  localStorageTokenStore,
+  memoryTokenStore,
+  type StoredToken,
+  type TokenStore,
+} from './token.store.js';
+// Every wire type: Provider, ProviderPage, User, Session, ContractCode, …
+export type * from './wire.types.js';

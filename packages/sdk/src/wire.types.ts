@@ -1,0 +1,44 @@
+/**
+ * Every wire type the SDK exposes, inferred from the API's router (and the error codes from
+ * core) rather than written again by hand. This is the SDK's only window onto the private
+ * packages' types: the build (scripts/flatten-wire-types.mjs) rewrites the emitted
+ * `dist/wire.types.d.ts` into the resolved structural types, so the published declarations need
+ * neither `@signal/api` nor `@trpc/server` nor zod.
+ */
+import type { AppRouter } from '@signal/api';
+import type { ErrorCode as ContractErrorCode, ErrorIssue as ContractErrorIssue } from '@signal/core';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+
+type Inputs = inferRouterInputs<AppRouter>;
+type Outputs = inferRouterOutputs<AppRouter>;
+
+/** Wallet family: `evm` or `solana`. */
+export type Chain = Outputs['auth']['nonce']['chain'];
+/** `GET /auth/nonce`: the single-use nonce and the exact message to sign. */
+export type Nonce = Outputs['auth']['nonce'];
+/** `POST /auth/verify`: the access token, its expiry and the signed-in user. */
+export type Session = Outputs['auth']['verify'];
+/** `GET /me`. */
+export type User = Outputs['me']['get'];
+/** A provider of the catalogue. */
+export type Provider = Outputs['providers']['get'];
+/** `GET /providers/{id}/stats`. */
+export type ProviderStats = Outputs['providers']['stats'];
+/** A page of providers (`GET /providers`). */
+export type ProviderPage = Outputs['providers']['list'];
+/** A provider the user follows, with `followedAt`. */
+export type FollowedProvider = Outputs['me']['following']['items'][number];
+/** A page of followed providers, newest follow first (`GET /me/following`). */
+export type FollowedProviderPage = Outputs['me']['following'];
+/** Result of a follow or unfollow; both are idempotent. */
+export type FollowResult = Outputs['providers']['follow'];
+/** Page, limit, sort field and direction of `providers.list`; every field is optional. */
+export type ProviderListQuery = Inputs['providers']['list'];
+/** Page and limit of `me.following`; both optional. */
+export type PageQuery = Inputs['me']['following'];
+/** A provider id: a positive integer. */
+export type ProviderId = Inputs['providers']['get']['id'];
+/** The contract's error codes. */
+export type ContractCode = ContractErrorCode;
+/** One field problem of a `VALIDATION_ERROR`. */
+export type ErrorIssue = { [K in keyof ContractErrorIssue]: ContractErrorIssue[K] };

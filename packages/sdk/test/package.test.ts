@@ -1,0 +1,170 @@
+/**
+ * The built package as it would be published: its declarations stand alone (no private
+ * package, no tRPC or zod types), a consumer outside this workspace type-checks against them,
+ * its entries load with no dependency installed, and the browser bundle stays small and free
+ * of Node built-ins and of the other chain's library.
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measure } from '../scripts/bundle-size.mjs';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(packageDir, 'dist');
+/** Where the workspace installed one of this package's dependencies. */
+const installedAt = (name: string) => realpathSync(join(packageDir, 'node_modules', name));
+
+/** Module specifiers a declaration file imports or re-exports. */
+function importedModules(text: string): string[] {
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)].map((match) => match[1] as string);
+}
+
+describe('declarations', () => {
+  it('import only each other and the peer libraries', () => {
+    const files = readdirSync(dist).filter((file) => file.endsWith('.d.ts'));
+    expect(files).toEqual(expect.arrayContaining(['index.d.ts', 'evm.d.ts', 'solana.d.ts', 'wire.types.d.ts']));
+    const external = new Set<string>();
+    for (const file of files) {
+      for (const module of importedModules(readFileSync(join(dist, file), 'utf8'))) {
+        if (!module.startsWith('./')) external.add(module);
+      }
+    }
+    expect([...external].sort()).toEqual(['@solana/web3.js', 'viem']);
+  });
+});
+
+describe('a consumer outside the workspace', () => {
+  let consumer: string;
+
+  beforeAll(() => {
+    consumer = mkdtempSync(join(tmpdir(), 'signal-sdk-consumer-'));
+    const installed = join(consumer, 'node_modules', '@signal', 'sdk');
+    mkdirSync(installed, { recursive: true });
+    // A copy, as npm would install it: from here the workspace's packages cannot be found.
+    cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'));
+    cpSync(dist, join(installed, 'dist'), { recursive: true });
+    for (const peer of ['viem', '@solana/web3.js', 'bs58', '@types/node']) {
+      mkdirSync(dirname(join(consumer, 'node_modules', peer)), { recursive: true });
+      symlinkSync(installedAt(peer), join(consumer, 'node_modules', peer), 'dir');
+    }
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
+  });
+  afterAll(() => {
+    rmSync(consumer, { recursive: true, force: true });
+  });
+
+  const source = `
+import { createClient, SignalApiError, localStorageTokenStore, type Provider, type ProviderPage } from '@signal/sdk';
+import { evmSigner } from '@signal/sdk/evm';
+import { solanaSigner } from '@signal/sdk/solana';
+import { Keypair } from '@solana/web3.js';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const account = privateKeyToAccount('0x${'11'.repeat(32)}');
+const client = createClient({ baseUrl: 'https://api.example.com', signer: evmSigner(account) });
+createClient({ baseUrl: 'https://api.example.com', signer: solanaSigner(Keypair.generate()), tokenStore: localStorageTokenStore() });
+
+export async function names(): Promise<string[]> {
+  const page: ProviderPage = await client.providers.list({ sortBy: 'name', order: 'asc' });
+  const first: Provider | undefined = page.items[0];
+  // @ts-expect-error ids are numbers
+  await client.providers.get('1');
+  // @ts-expect-error not a sort field
+  await client.providers.list({ sortBy: 'nope' });
+  try {
+    await client.providers.follow(first?.id ?? 1);
+  } catch (error) {
+    if (error instanceof SignalApiError && error.code === 'PROVIDER_NOT_FOUND') return [];
+    // @ts-expect-error not a code of the contract
+    if (error instanceof SignalApiError && error.code === 'NOT_A_CODE') return [];
+  }
+  const stats = await client.providers.stats(1);
+  const rate: number = stats.winRate;
+  // @ts-expect-error description may be null
+  const text: string = page.items[0]!.description;
+  return [String(rate), text, ...page.items.map((provider) => provider.name.toUpperCase())];
+}
+`;
+
+  const nodeNext = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+  const bundler = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  const browser = { lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] };
+  const node = { lib: ['lib.es2022.d.ts'], types: ['node'] };
+  it.each([
+    ['NodeNext resolution, browser globals', { ...nodeNext, ...browser }],
+    ['Bundler resolution, browser globals', { ...bundler, ...browser }],
+    ['NodeNext resolution, Node globals (no DOM)', { ...nodeNext, ...node }],
+  ])('type-checks against the declarations: %s', (_name, settings) => {
+    const file = join(consumer, 'consumer.ts');
+    writeFileSync(file, source);
+    const program = ts.createProgram([file], {
+      ...settings,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      noEmit: true,
+      // The peers' own declarations are theirs to check; ours are checked, and an
+      // unresolved import in them would surface as an unused @ts-expect-error above.
+      skipLibCheck: true,
+    });
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+    const resolved = program.getSourceFiles().map((sourceFile) => sourceFile.fileName);
+    expect(resolved.some((name) => name.includes('/@signal/sdk/dist/wire.types.d.ts'))).toBe(true);
+    // Neither the private packages nor tRPC are reachable from here, and nothing asked for them.
+    expect(resolved.filter((name) => /\/node_modules\/(@signal\/(api|core|db)|@trpc)\//.test(name))).toEqual([]);
+  });
+
+  it('loads the core and EVM entries with nothing else installed, and Solana with bs58', () => {
+    const script = `
+      const sdk = await import('@signal/sdk');
+      const evm = await import('@signal/sdk/evm');
+      const solana = await import('@signal/sdk/solana');
+      console.log([typeof sdk.createClient, typeof evm.evmSigner, typeof solana.solanaSigner].join(','));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
+    expect(out.toString().trim()).toBe('function,function,function');
+  });
+});
+
+describe('browser bundle (esbuild, minified)', () => {
+  let sizes: Awaited<ReturnType<typeof measure>>;
+  beforeAll(async () => {
+    sizes = await measure();
+  });
+
+  it('the core client: no Node built-ins, no viem, no Solana, no zod, under 6 KiB gzip', () => {
+    const core = sizes['@signal/sdk']!;
+    expect(
+      core.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|bs58|^node:|\(disabled\)/.test(input)),
+    ).toEqual([]);
+    expect(core.lazyGzip).toBe(0);
+    expect(core.gzip).toBeLessThan(6 * 1024);
+  });
+
+  it('the EVM adapter adds no viem code; the Solana adapter loads tweetnacl only for Keypairs', () => {
+    const evm = sizes['@signal/sdk/evm']!;
+    expect(evm.eagerInputs.filter((input) => input.includes('node_modules'))).toEqual([]);
+    expect(evm.gzip).toBeLessThan(1024);
+    const solana = sizes['@signal/sdk/solana']!;
+    expect(solana.eagerInputs.some((input) => input.includes('tweetnacl'))).toBe(false);
+    expect(solana.lazyInputs.some((input) => input.includes('tweetnacl'))).toBe(true);
+    expect(solana.eagerInputs.some((input) => /viem|@solana\/web3/.test(input))).toBe(false);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Starts the real API (the built @signal/api) on a free port against a scratch PostgreSQL
+ * database, with a clock the test can move to reach token expiry.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, loadConfig } from '@signal/api';
+import { createScratchDatabase } from '@signal/db/testing';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** Token lifetime of the contract. */
+export const TOKEN_LIFETIME_MS = 30 * DAY_MS;
+export const SEEDED_PROVIDERS = 30;
+
+export interface TestApi {
+  url: string;
+  /** Moves the server's clock (nonce and token expiry) by this many milliseconds. */
+  advanceClock(ms: number): void;
+  stop(): Promise<void>;
+}
+
+export async function startApi(): Promise<TestApi> {
+  let offset = 0;
+  const scratch = await createScratchDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SEED_PROVIDERS: String(SEEDED_PROVIDERS),
+    AUTH_RATE_LIMIT_PER_MINUTE: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: scratch.url,
+  });
+  const server = createServer({ config, now: () => new Date(Date.now() + offset) });
+  const running = await server.start();
+  return {
+    url: running.url,
+    advanceClock(ms) {
+      offset += ms;
+    },
+    async stop() {
+      await server.stop();
+      await scratch.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The global fetch, recording which tRPC procedure each request called. Passed to the client as
+ * its `fetch` option: the requests are real, the test only counts them.
+ */
+export function recordingFetch() {
+  const procedures: string[] = [];
+  const fetchAndRecord: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    procedures.push(url.pathname.replace(/^.*\/trpc\//, ''));
+    return fetch(input, init);
+  };
+  return {
+    fetch: fetchAndRecord,
+    procedures,
+    count: (procedure: string) => procedures.filter((name) => name === procedure).length,
+  };
+}

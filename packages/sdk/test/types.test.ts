@@ -1,0 +1,132 @@
+/**
+ * Type tests, checked by `pnpm typecheck` (tsc over src and test) against the built
+ * declarations, since `@signal/sdk` resolves to dist/*.d.ts: results are the router's types,
+ * and bad arguments do not compile.
+ */
+import type { AppRouter } from '@signal/api';
+import {
+  createClient,
+  type FollowedProvider,
+  type Provider,
+  type ProviderPage,
+  type Session,
+  type SignalApiError,
+  type SignalErrorCode,
+  type User,
+} from '@signal/sdk';
+import { evmSigner } from '@signal/sdk/evm';
+import { solanaSigner } from '@signal/sdk/solana';
+import { Keypair } from '@solana/web3.js';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { createWalletClient, custom, type EIP1193RequestFn } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { mainnet } from 'viem/chains';
+import { describe, expectTypeOf, it } from 'vitest';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type Inputs = inferRouterInputs<AppRouter>;
+
+const client = createClient({ baseUrl: 'http://127.0.0.1:1' });
+
+describe('results are typed', () => {
+  it('providers.list returns a page of typed providers', () => {
+    expectTypeOf(client.providers.list).returns.resolves.toEqualTypeOf<ProviderPage>();
+    expectTypeOf<ProviderPage['items']>().toEqualTypeOf<Provider[]>();
+    expectTypeOf<Provider>().toEqualTypeOf<{
+      id: number;
+      name: string;
+      description: string | null;
+      avatarUrl: string | null;
+      followerCount: number;
+      createdAt: string;
+    }>();
+    expectTypeOf<ProviderPage>().toHaveProperty('totalPages').toEqualTypeOf<number>();
+  });
+
+  it('every method returns what the router infers (the flattened declarations cannot drift)', () => {
+    expectTypeOf(client.providers.list).returns.resolves.toEqualTypeOf<Outputs['providers']['list']>();
+    expectTypeOf(client.providers.get).returns.resolves.toEqualTypeOf<Outputs['providers']['get']>();
+    expectTypeOf(client.providers.stats).returns.resolves.toEqualTypeOf<Outputs['providers']['stats']>();
+    expectTypeOf(client.providers.follow).returns.resolves.toEqualTypeOf<Outputs['providers']['follow']>();
+    expectTypeOf(client.providers.unfollow).returns.resolves.toEqualTypeOf<Outputs['providers']['unfollow']>();
+    expectTypeOf(client.me.get).returns.resolves.toEqualTypeOf<Outputs['me']['get']>();
+    expectTypeOf(client.me.following).returns.resolves.toEqualTypeOf<Outputs['me']['following']>();
+    expectTypeOf(client.auth.nonce).returns.resolves.toEqualTypeOf<Outputs['auth']['nonce']>();
+    expectTypeOf(client.signIn).returns.resolves.toEqualTypeOf<Outputs['auth']['verify']>();
+    expectTypeOf(client.providers.list).parameter(0).toEqualTypeOf<Inputs['providers']['list'] | undefined>();
+    expectTypeOf(client.me.following).parameter(0).toEqualTypeOf<Inputs['me']['following'] | undefined>();
+    expectTypeOf<FollowedProvider>().toEqualTypeOf<Outputs['me']['following']['items'][number]>();
+    expectTypeOf<Session['user']>().toEqualTypeOf<User>();
+  });
+
+  it('errors carry the contract code union plus NETWORK_ERROR', () => {
+    expectTypeOf<SignalApiError['code']>().toEqualTypeOf<SignalErrorCode>();
+    expectTypeOf<'NETWORK_ERROR'>().toExtend<SignalErrorCode>();
+    expectTypeOf<'TOKEN_EXPIRED' | 'PROVIDER_NOT_FOUND' | 'VALIDATION_ERROR'>().toExtend<SignalErrorCode>();
+    expectTypeOf<'NOT_A_CODE'>().not.toExtend<SignalErrorCode>();
+    expectTypeOf<SignalApiError['status']>().toEqualTypeOf<number>();
+    expectTypeOf<SignalApiError['issues']>().toEqualTypeOf<{ path: (string | number)[]; message: string }[]>();
+  });
+});
+
+describe('bad arguments do not compile', () => {
+  it('rejects wrong ids, fields and values', () => {
+    // Never called: the assertions are the compile errors.
+    const calls = () => {
+      // @ts-expect-error a provider id is a number
+      client.providers.get('5');
+      // @ts-expect-error unknown sort field
+      client.providers.list({ sortBy: 'popularity' });
+      // @ts-expect-error limit is a number
+      client.providers.list({ limit: '10' });
+      // @ts-expect-error order is asc or desc
+      client.providers.list({ order: 'up' });
+      // @ts-expect-error me.get takes no argument
+      client.me.get(1);
+      // @ts-expect-error verify needs the nonce
+      client.auth.verify({ wallet: '0x', signature: '0x' });
+      // @ts-expect-error baseUrl is required
+      createClient({});
+      // @ts-expect-error a token store needs get, set and clear
+      createClient({ baseUrl: 'x', tokenStore: { get: () => null } });
+    };
+    expectTypeOf(calls).toBeFunction();
+  });
+
+  it('a code comparison against a code that does not exist is an error', () => {
+    const check = (error: SignalApiError) =>
+      // @ts-expect-error no such code in the contract
+      error.code === 'EXPIRED';
+    expectTypeOf(check).toBeFunction();
+  });
+});
+
+describe('signers accept what users hold', () => {
+  it('viem accounts and wallet clients, with or without account and chain', () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const request = (async () => null) as unknown as EIP1193RequestFn;
+    evmSigner(account);
+    evmSigner(createWalletClient({ account, transport: custom({ request }) }));
+    evmSigner(createWalletClient({ account: account.address, chain: mainnet, transport: custom({ request }) }));
+    evmSigner(createWalletClient({ transport: custom({ request }) }));
+    // @ts-expect-error an address alone cannot sign
+    evmSigner(account.address);
+  });
+
+  it('Solana keypairs and wallet shapes', () => {
+    const keypair = Keypair.generate();
+    solanaSigner(keypair);
+    solanaSigner({ publicKey: keypair.publicKey, signMessage: async (message: Uint8Array) => message });
+    solanaSigner({
+      publicKey: keypair.publicKey,
+      signMessage: async (message: Uint8Array, _display?: 'utf8' | 'hex') => ({
+        signature: message,
+        publicKey: keypair.publicKey,
+      }),
+    });
+    // wallet-adapter's useWallet(): publicKey may be null and signMessage undefined before connecting.
+    solanaSigner({ publicKey: null, signMessage: undefined });
+    // @ts-expect-error signMessage must return bytes or { signature }
+    solanaSigner({ publicKey: keypair.publicKey, signMessage: async () => 'signature' });
+  });
+});
