@@ -1,17 +1,302 @@
+/**
+ * The OpenAPI document served at /openapi.json and rendered at /docs. trpc-openapi generates
+ * the operations from the routers (paths, parameters and schemas from core's zod, examples from
+ * the procedures' meta); this module then replaces its generic error response (tRPC's codes)
+ * with the contract's: per operation, one response per status with the ErrorBody schema
+ * narrowed to the codes that operation can answer, and an example of each code.
+ */
+import { STATUS_CODES } from 'node:http';
+import {
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorBody,
+  ErrorBodySchema,
+  type ErrorCode,
+  HealthResponseSchema,
+  JwksSchema,
+  ReadyResponseSchema,
+} from '@signal/core';
+import type { AnyProcedure } from '@trpc/server';
+import type { OpenAPIV3 } from 'openapi-types';
 import { generateOpenApiDocument } from 'trpc-openapi';
+import type { ZodTypeAny } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import { validationError } from './errors.js';
+import * as examples from './openapi.examples.js';
 import { appRouter } from './routers/index.js';
+import type { Meta } from './trpc.js';
 
-export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
+export type OpenApiDocument = OpenAPIV3.Document;
 
-export function buildOpenApiDocument(baseUrl: string): OpenApiDocument {
-  return generateOpenApiDocument(appRouter, {
-    title: 'Signal provider service',
+export const BEARER_SCHEME = 'bearerAuth';
+const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
+
+/** When each code is answered, and the body it is answered with (messages as the service words them). */
+const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
+  VALIDATION_ERROR: {
+    when: 'a query, path or body field is invalid (`issues` lists them), or the body is not JSON',
+    example: {
+      code: 'VALIDATION_ERROR',
+      message: 'Invalid request: limit: must be at most 100',
+      issues: [{ path: ['limit'], message: 'must be at most 100' }],
+    },
+  },
+  INVALID_WALLET: {
+    when: 'the wallet is neither an EVM address nor a Solana public key, or fails its EIP-55 checksum',
+    example: { code: 'INVALID_WALLET', message: 'EVM address fails its EIP-55 checksum' },
+  },
+  INVALID_NONCE: {
+    when: 'the nonce is unknown, expired, already used, or was issued for another wallet',
+    example: { code: 'INVALID_NONCE', message: 'nonce has expired' },
+  },
+  INVALID_SIGNATURE: {
+    when: 'the signature is malformed or not by this wallet (the nonce stays usable)',
+    example: { code: 'INVALID_SIGNATURE', message: 'signature is not a valid evm signature by this wallet' },
+  },
+  UNAUTHORIZED: {
+    when: 'the bearer token is missing, malformed, tampered with or signed by an unknown key',
+    example: { code: 'UNAUTHORIZED', message: 'Authorization header with a Bearer token is required' },
+  },
+  TOKEN_EXPIRED: {
+    when: 'the bearer token has expired',
+    example: { code: 'TOKEN_EXPIRED', message: 'token has expired; sign in again' },
+  },
+  WALLET_NOT_FOUND: {
+    when: 'the token is valid but its user no longer exists',
+    example: { code: 'WALLET_NOT_FOUND', message: 'the user of this token no longer exists; sign in again' },
+  },
+  PROVIDER_NOT_FOUND: {
+    when: 'no provider has this id',
+    example: { code: 'PROVIDER_NOT_FOUND', message: 'provider 5 does not exist' },
+  },
+  NOT_FOUND: {
+    when: 'no such path, or the path does not take this method',
+    example: { code: 'NOT_FOUND', message: 'No such endpoint' },
+  },
+  PAYLOAD_TOO_LARGE: {
+    when: 'the request body is over 16 KiB',
+    example: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 16 KiB' },
+  },
+  RATE_LIMITED: {
+    when: 'too many requests from this client address (`AUTH_RATE_LIMIT_PER_MINUTE`), or too many unused nonces for one wallet; see Retry-After',
+    example: {
+      code: 'RATE_LIMITED',
+      message: 'More than 60 auth.nonce requests a minute from this address; retry in 42 s',
+    },
+  },
+  INTERNAL_ERROR: {
+    when: 'an unexpected failure (logged with its cause; the body carries no details)',
+    example: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
+  },
+  SERVICE_UNAVAILABLE: {
+    when: 'the database is unreachable; the service recovers by itself',
+    example: { code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry shortly' },
+  },
+};
+
+const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, OpenAPIV3.HeaderObject>>> = {
+  UNAUTHORIZED: {
+    'WWW-Authenticate': {
+      description: 'Bearer challenge (RFC 6750), on every 401 of an authenticated route',
+      schema: { type: 'string', example: 'Bearer error="invalid_token"' },
+    },
+  },
+  RATE_LIMITED: {
+    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 42 } },
+  },
+  SERVICE_UNAVAILABLE: {
+    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 1 } },
+  },
+};
+
+const TAGS: OpenAPIV3.TagObject[] = [
+  {
+    name: 'auth',
     description:
-      'Wallet-authenticated API for a catalogue of trading-signal providers. Sign in with an EVM or Solana ' +
-      'wallet signature, then browse, inspect and follow providers. Every error body is ' +
-      '`{ code, message, issues? }` with a stable machine code.',
+      'Sign in with a wallet: get a nonce, sign its message with the wallet, exchange the signature for a ' +
+      '30-day bearer token.',
+  },
+  { name: 'me', description: 'The signed-in user and the providers it follows (bearer token required).' },
+  { name: 'providers', description: 'The catalogue of signal providers, their statistics, and following them.' },
+  { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
+];
+
+const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also
+served over tRPC at \`/trpc/<procedure>\` with the same shapes.
+
+**Signing in**
+
+1. \`GET /auth/nonce?wallet=<address>\` returns a single-use \`nonce\` and the exact \`message\` to sign.
+2. Sign \`message\` with the wallet: EVM \`personal_sign\` (hex), or Solana ed25519 over its UTF-8 bytes (base58).
+3. \`POST /auth/verify\` with \`{ wallet, nonce, signature }\` returns a 30-day JWT in \`token\`.
+4. Send \`Authorization: Bearer <token>\`. On this page: **Authorize**, paste the token, then "Try it out".
+
+**Errors** are always \`{ "code", "message", "issues"? }\` with a stable \`code\`; each operation lists the codes
+it can answer, with an example of each. Any request may also get 400 \`VALIDATION_ERROR\` when it cannot be
+read at all (URL over 4 KiB, malformed headers), and 404 \`NOT_FOUND\` for an unknown path or a method the
+path does not take.`;
+
+/** A zod schema as an OpenAPI 3.0 schema object, the way trpc-openapi converts the routers' schemas. */
+function schemaOf(schema: ZodTypeAny): OpenAPIV3.SchemaObject {
+  return zodToJsonSchema(schema, { target: 'openApi3', $refStrategy: 'none' }) as OpenAPIV3.SchemaObject;
+}
+
+interface ServiceEndpoint {
+  path: string;
+  summary: string;
+  description: string;
+  schema: ZodTypeAny;
+  example: unknown;
+  errors: ErrorCode[];
+}
+
+/** The fixed endpoints of the HTTP host (not procedures), documented alongside them. */
+const SERVICE_ENDPOINTS: ServiceEndpoint[] = [
+  {
+    path: '/health',
+    summary: 'Liveness',
+    description: 'Answers 200 while the process serves requests; does not touch the database.',
+    schema: HealthResponseSchema,
+    example: { status: 'ok' },
+    errors: [],
+  },
+  {
+    path: '/ready',
+    summary: 'Readiness',
+    description:
+      'Answers 200 when the database answers within 2 s, else 503 `SERVICE_UNAVAILABLE`; recovers by itself ' +
+      'when the database is back. For load balancers and orchestrators.',
+    schema: ReadyResponseSchema,
+    example: { status: 'ready' },
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
+  {
+    path: '/.well-known/jwks.json',
+    summary: 'Token verification keys',
+    description:
+      'The public keys (JWKS, RFC 7517) that verify the tokens this service issues: the current signing key ' +
+      'and any previous ones still accepted. A token header `kid` names its key. Cacheable for 5 minutes.',
+    schema: JwksSchema,
+    example: examples.jwks,
+    errors: [],
+  },
+];
+
+/** Error codes an operation can answer: its own (meta.errors) plus those of every route of its kind. */
+function errorCodesOf(operation: OpenAPIV3.OperationObject, method: string, own: ErrorCode[]): ErrorCode[] {
+  const codes = new Set<ErrorCode>(own);
+  if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) codes.add('VALIDATION_ERROR');
+  if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED');
+  // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
+  if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
+  codes.add('INTERNAL_ERROR');
+  return ERROR_CODES.filter((code) => codes.has(code));
+}
+
+/**
+ * A VALIDATION_ERROR example for one procedure, made by the service's own mapping from a real
+ * zod failure of its input schema: a bad first field, else a missing one.
+ */
+function validationExample(input: ZodTypeAny | undefined): ErrorBody | undefined {
+  const shape = (input as { shape?: Record<string, unknown> } | undefined)?.shape;
+  const first = shape ? Object.keys(shape)[0] : undefined;
+  if (!input || !first) return undefined;
+  for (const candidate of [{ [first]: 'x' }, {}]) {
+    const result = input.safeParse(candidate);
+    if (!result.success) return validationError(result.error).body;
+  }
+  return undefined;
+}
+
+function errorResponses(codes: ErrorCode[], overrides: Partial<Record<ErrorCode, ErrorBody>> = {}) {
+  const responses: OpenAPIV3.ResponsesObject = {};
+  const statuses = [...new Set(codes.map((code) => ERROR_STATUS[code]))];
+  for (const status of statuses) {
+    const here = codes.filter((code) => ERROR_STATUS[code] === status);
+    const headers = Object.assign({}, ...here.map((code) => ERROR_HEADERS[code] ?? {}));
+    responses[status] = {
+      description: `${STATUS_CODES[status]}: ${here.map((code) => `\`${code}\` when ${ERROR_DOCS[code].when}`).join('; ')}.`,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: {
+        'application/json': {
+          // The shared body, with `code` narrowed to the codes this operation answers with this status.
+          schema: { allOf: [{ $ref: ERROR_BODY_REF }, { type: 'object', properties: { code: { enum: here } } }] },
+          examples: Object.fromEntries(
+            here.map((code) => [code, { summary: code, value: overrides[code] ?? ERROR_DOCS[code].example }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+function serviceOperation(endpoint: ServiceEndpoint): OpenAPIV3.OperationObject {
+  return {
+    operationId: `service-${endpoint.path.replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`,
+    summary: endpoint.summary,
+    description: endpoint.description,
+    tags: ['service'],
+    responses: {
+      200: {
+        description: 'Successful response',
+        content: { 'application/json': { schema: schemaOf(endpoint.schema), example: endpoint.example } },
+      },
+      ...errorResponses(ERROR_CODES.filter((code) => code === 'INTERNAL_ERROR' || endpoint.errors.includes(code))),
+    },
+  };
+}
+
+/**
+ * The document. Its server is `/`, resolved by clients against the URL they fetched it from,
+ * so it is the same for every Host and "Try it" on /docs calls the origin that served the page.
+ */
+export function buildOpenApiDocument(): OpenApiDocument {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: 'Signal provider service',
+    description: DESCRIPTION,
     version: '0.1.0',
-    baseUrl,
-    tags: ['auth', 'me', 'providers'],
-  });
+    baseUrl: '/',
+    tags: TAGS.map((tag) => tag.name),
+    securitySchemes: {
+      [BEARER_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'The `token` from POST /auth/verify, valid 30 days. EdDSA (or ES256) JWT, verifiable with the keys at ' +
+          '/.well-known/jwks.json.',
+      },
+    },
+  }) as OpenApiDocument;
+  doc.servers = [{ url: '/', description: 'This server (the origin that served this document)' }];
+  doc.tags = TAGS;
+
+  // tRPC v10 keeps every procedure of the tree in one flat record, keyed by its dotted path.
+  const procedures = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
+  for (const procedure of Object.values(procedures)) {
+    const meta = procedure._def.meta as Meta | undefined;
+    if (!meta?.openapi) continue;
+    const method = meta.openapi.method.toLowerCase() as OpenAPIV3.HttpMethods;
+    const operation = doc.paths[meta.openapi.path]?.[method];
+    if (!operation) throw new Error(`OpenAPI: no operation for ${meta.openapi.method} ${meta.openapi.path}`);
+    const input = (procedure._def as { inputs?: ZodTypeAny[] }).inputs?.[0];
+    const validation = validationExample(input);
+    const { default: _tRpcErrorShape, ...success } = operation.responses;
+    // Every procedure reads the database, so each can answer SERVICE_UNAVAILABLE.
+    const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
+    operation.responses = {
+      ...success,
+      ...errorResponses(errorCodesOf(operation, method, own), {
+        ...(validation ? { VALIDATION_ERROR: validation } : {}),
+      }),
+    };
+  }
+  for (const endpoint of SERVICE_ENDPOINTS) doc.paths[endpoint.path] = { get: serviceOperation(endpoint) };
+
+  doc.components = {
+    securitySchemes: doc.components?.securitySchemes ?? {},
+    schemas: { ErrorBody: schemaOf(ErrorBodySchema) },
+  };
+  return doc;
 }

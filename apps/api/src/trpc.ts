@@ -1,13 +1,20 @@
-import { DomainError } from '@signal/core';
+import { DomainError, type ErrorCode } from '@signal/core';
 import type { TokenClaims } from '@signal/core/token';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-openapi';
 import type { Context } from './context.js';
 import { toWireError } from './errors.js';
 
+/**
+ * Procedure metadata: trpc-openapi's `openapi` block, plus `errors`, the contract codes the
+ * procedure itself throws. The OpenAPI document lists them with the codes every route of its
+ * kind can answer (validation, auth, body size, rate limit, 500, 503; see openapi.ts).
+ */
+export type Meta = OpenApiMeta<{ errors?: ErrorCode[] }>;
+
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<Meta>()
   .create({
     // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
     errorFormatter({ shape, error }) {

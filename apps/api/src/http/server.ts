@@ -18,8 +18,12 @@ import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
+import { type Maintenance, startMaintenance } from '../maintenance.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
+import { applyCors } from './cors.js';
+import { docsRoutes } from './docs.js';
+import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget, queryOf } from './limits.js';
 import { sendError, sendJson } from './respond.js';
 
 export interface ServerOptions {
@@ -46,6 +50,7 @@ export function createServer(options: ServerOptions) {
   const { config } = options;
   let server: Server | undefined;
   let services: Services | undefined;
+  let maintenance: Maintenance | undefined;
   let closing = false;
 
   async function start(): Promise<RunningServer> {
@@ -78,7 +83,12 @@ export function createServer(options: ServerOptions) {
     }
 
     const handle = buildHandler(services, () => closing);
-    server = createHttpServer(handle);
+    server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+    server.on('clientError', answerClientError);
+    server.on('connect', answerConnect);
+    // An Expect other than 100-continue: node would answer 417 with an empty body. The
+    // expectation is ignored (RFC 9110 allows it) and the request served as usual.
+    server.on('checkExpectation', handle);
     // Slow or stuck clients cannot hold a request open forever.
     server.requestTimeout = 30_000;
     server.headersTimeout = 15_000;
@@ -95,6 +105,7 @@ export function createServer(options: ServerOptions) {
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
     services.log.info({ url, backend: services.database.backend }, 'listening');
+    maintenance = startMaintenance(services);
     return { url, port, services };
   }
 
@@ -110,6 +121,7 @@ export function createServer(options: ServerOptions) {
       await closed;
       clearTimeout(force);
     }
+    await maintenance?.stop();
     await services?.database.close();
   }
 
@@ -199,10 +211,11 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
     },
     '/.well-known/jwks.json': async (_req, res) =>
       sendJson(res, 200, services.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
-    '/openapi.json': async (req, res) => {
-      openApiDocument ??= buildOpenApiDocument(baseUrlOf(req));
+    '/openapi.json': async (_req, res) => {
+      openApiDocument ??= buildOpenApiDocument();
       sendJson(res, 200, openApiDocument);
     },
+    ...docsRoutes(),
   };
 
   return async (req, res) => {
@@ -213,6 +226,8 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
     const started = performance.now();
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // API answers are per user and time; the few cacheable ones (JWKS, avatars) say so themselves.
+    res.setHeader('Cache-Control', 'no-store');
     if (isClosing()) res.setHeader('Connection', 'close');
     res.on('finish', () => {
       log.info(
@@ -221,7 +236,9 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
       );
     });
     try {
-      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (applyCors(req, res, services.config.corsOrigins)) return;
+      const target = parseRequestTarget(req.url);
+      const { pathname } = target;
       const fixed = routes[pathname];
       if (fixed) {
         if (req.method !== 'GET') throw new DomainError('NOT_FOUND', `${req.method} is not served on ${pathname}`);
@@ -235,6 +252,7 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
       } else if (pathname.startsWith('/trpc/')) {
         await trpc(req, res);
       } else {
+        (req as IncomingMessage & { query?: unknown }).query = queryOf(target);
         await rest(req, res);
       }
     } catch (error) {
@@ -251,9 +269,4 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 
 function requestLog(req: IncomingMessage, fallback: Logger): Logger {
   return (req as { log?: Logger }).log ?? fallback;
-}
-
-function baseUrlOf(req: IncomingMessage): string {
-  const host = headerValue(req.headers.host) ?? 'localhost';
-  return `http://${host}`;
 }

@@ -10,13 +10,22 @@ import {
 } from '@signal/core';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { parseWallet } from '@signal/core/wallet';
-import { consumeNonceAndLogin, findNonce, issueNonce } from '@signal/db';
-import { publicProcedure, router } from '../trpc.js';
+import { consumeNonceAndLogin, findNonce, issueNonceWithinCap } from '@signal/db';
+import * as examples from '../openapi.examples.js';
+import { rateLimited, rateLimitedProcedure, secondsUntil } from '../rate-limit.js';
+import { router } from '../trpc.js';
 
 const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
 
+/**
+ * Live (unused, unexpired) nonces one wallet may hold. A client needs one per sign-in; the cap
+ * keeps a flood of nonce requests for one wallet from growing the table, and answers
+ * RATE_LIMITED until the oldest of them expires.
+ */
+export const MAX_UNUSED_NONCES_PER_WALLET = 10;
+
 export const authRouter = router({
-  nonce: publicProcedure
+  nonce: rateLimitedProcedure('auth.nonce')
     .meta({
       openapi: {
         method: 'GET',
@@ -25,8 +34,12 @@ export const authRouter = router({
         summary: 'Get a sign-in nonce for a wallet',
         description:
           'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign. ' +
-          'Each call issues a new nonce; earlier unused ones stay valid until they expire.',
+          'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
+          `A wallet holds at most ${MAX_UNUSED_NONCES_PER_WALLET} unused nonces (429 RATE_LIMITED beyond); ` +
+          'AUTH_RATE_LIMIT_PER_MINUTE limits requests per client address (429 RATE_LIMITED with Retry-After).',
+        example: { request: { wallet: examples.nonceResponse.wallet }, response: examples.nonceResponse },
       },
+      errors: ['INVALID_WALLET', 'RATE_LIMITED'],
     })
     .input(NonceQuerySchema)
     .output(NonceResponseSchema)
@@ -36,11 +49,23 @@ export const authRouter = router({
       const issuedAt = now();
       const expiresAt = new Date(issuedAt.getTime() + config.nonceTtlSeconds * 1000);
       const nonce = generateNonce();
-      await issueNonce(database.db, { nonce, wallet, issuedAt, expiresAt });
+      const outcome = await issueNonceWithinCap(database.db, {
+        nonce,
+        wallet,
+        issuedAt,
+        expiresAt,
+        maxUnused: MAX_UNUSED_NONCES_PER_WALLET,
+      });
+      if (!outcome.issued) {
+        throw rateLimited(
+          `This wallet already holds ${outcome.live} unused nonces (at most ${MAX_UNUSED_NONCES_PER_WALLET})`,
+          secondsUntil(outcome.oldestExpiresAt, issuedAt),
+        );
+      }
       return { nonce, message: buildAuthMessage(nonce), wallet, chain, expiresAt: expiresAt.toISOString() };
     }),
 
-  verify: publicProcedure
+  verify: rateLimitedProcedure('auth.verify')
     .meta({
       openapi: {
         method: 'POST',
@@ -49,8 +74,15 @@ export const authRouter = router({
         summary: 'Exchange a signed nonce for an access token',
         description:
           'Checks the nonce, then the signature of "Sign this message to authenticate: <nonce>". ' +
-          'On success the nonce is used up, the user is created on its first login, and a 30-day JWT is returned.',
+          'On success the nonce is used up, the user is created on its first login, and a 30-day JWT is returned. ' +
+          'EVM: a 65-byte `personal_sign` signature in hex. Solana: a 64-byte ed25519 signature of the UTF-8 ' +
+          'message in base58. Checks answer in this order: body shape (400 `VALIDATION_ERROR`), wallet ' +
+          '(400 `INVALID_WALLET`), nonce (401 `INVALID_NONCE`: unknown, expired, used, or issued for another ' +
+          'wallet), signature (401 `INVALID_SIGNATURE`; the nonce stays usable). Send the token as ' +
+          '`Authorization: Bearer <token>` (on this page: the Authorize button).',
+        example: { request: examples.verifyRequest, response: examples.tokenResponse },
       },
+      errors: ['INVALID_WALLET', 'INVALID_NONCE', 'INVALID_SIGNATURE', 'RATE_LIMITED'],
     })
     .input(VerifyBodySchema)
     .output(TokenResponseSchema)

@@ -1,6 +1,7 @@
 import { DomainError, FollowedProviderPageSchema, PageQuerySchema, UserSchema } from '@signal/core';
 import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
+import * as examples from '../openapi.examples.js';
 import { authedProcedure, router } from '../trpc.js';
 
 export const walletNotFound = () =>
@@ -14,8 +15,13 @@ export const meRouter = router({
         path: '/me',
         tags: ['me'],
         summary: 'The signed-in user',
+        description:
+          'The user the bearer token was issued to, with the number of providers it follows. ' +
+          '404 `WALLET_NOT_FOUND` if the token is valid but its user no longer exists.',
         protect: true,
+        example: { response: examples.user },
       },
+      errors: ['WALLET_NOT_FOUND'],
     })
     .input(z.void())
     .output(UserSchema)
@@ -32,9 +38,13 @@ export const meRouter = router({
         path: '/me/following',
         tags: ['me'],
         summary: 'Providers the signed-in user follows',
-        description: 'Newest follow first; each item carries followedAt.',
+        description:
+          'A page of the providers the signed-in user follows, newest follow first; each item is a provider ' +
+          'with `followedAt`. Past the last page the items are empty.',
         protect: true,
+        example: { request: { page: 1, limit: 20 }, response: examples.followingPage },
       },
+      errors: ['WALLET_NOT_FOUND'],
     })
     .input(PageQuerySchema)
     .output(FollowedProviderPageSchema)

@@ -15,6 +15,7 @@ import {
   listProviders,
   unfollowProvider,
 } from '@signal/db';
+import * as examples from '../openapi.examples.js';
 import { authedProcedure, publicProcedure, router } from '../trpc.js';
 import { walletNotFound } from './me.router.js';
 
@@ -36,7 +37,12 @@ export const providersRouter = router({
         summary: 'List providers',
         description:
           'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point) or id, ' +
-          'desc (default) or asc; ties are broken by id in the same direction, so pages never repeat or skip a provider.',
+          'desc (default) or asc; ties are broken by id in the same direction, so pages never repeat or skip a ' +
+          'provider. Past the last page the items are empty. Unknown query parameters are ignored.',
+        example: {
+          request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
+          response: examples.providerPage,
+        },
       },
     })
     .input(ProviderListQuerySchema)
@@ -45,7 +51,15 @@ export const providersRouter = router({
 
   get: publicProcedure
     .meta({
-      openapi: { method: 'GET', path: '/providers/{id}', tags: ['providers'], summary: 'One provider' },
+      openapi: {
+        method: 'GET',
+        path: '/providers/{id}',
+        tags: ['providers'],
+        summary: 'One provider',
+        description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
+        example: { request: { id: examples.provider.id }, response: examples.provider },
+      },
+      errors: ['PROVIDER_NOT_FOUND'],
     })
     .input(ProviderIdParamsSchema)
     .output(ProviderSchema)
@@ -64,8 +78,10 @@ export const providersRouter = router({
         summary: 'Statistics of a provider',
         description:
           'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
-          '7 / 30 days); signal figures are stored per provider.',
+          '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
+        example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
       },
+      errors: ['PROVIDER_NOT_FOUND'],
     })
     .input(ProviderIdParamsSchema)
     .output(ProviderStatsSchema)
@@ -82,9 +98,13 @@ export const providersRouter = router({
         path: '/providers/{id}/follow',
         tags: ['providers'],
         summary: 'Follow a provider',
-        description: 'Idempotent: following again changes nothing and returns the same body.',
+        description:
+          'Makes the signed-in user follow the provider and returns its new follower count. Takes no body. ' +
+          'Idempotent: following again changes nothing and returns the same body.',
         protect: true,
+        example: { request: { id: examples.followResult.providerId }, response: examples.followResult },
       },
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND'],
     })
     .input(ProviderIdParamsSchema)
     .output(FollowResultSchema)
@@ -106,9 +126,13 @@ export const providersRouter = router({
         path: '/providers/{id}/follow',
         tags: ['providers'],
         summary: 'Unfollow a provider',
-        description: 'Idempotent: unfollowing again changes nothing and returns the same body.',
+        description:
+          'Makes the signed-in user stop following the provider and returns its new follower count. ' +
+          'Idempotent: unfollowing again changes nothing and returns the same body.',
         protect: true,
+        example: { request: { id: examples.unfollowResult.providerId }, response: examples.unfollowResult },
       },
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND'],
     })
     .input(ProviderIdParamsSchema)
     .output(FollowResultSchema)

@@ -1,0 +1,128 @@
+/**
+ * Example requests and responses shown in the OpenAPI document (and so on /docs). Typed with
+ * core's wire types so a renamed field fails the build; the OpenAPI test also parses each one
+ * with its procedure's zod schema, so formats (timestamps, ranges) cannot drift either.
+ *
+ * The wallet is the well-known first development account of Hardhat/Anvil (private key
+ * 0xac09…ff80), and `verifyRequest.signature` is its real personal_sign signature of the
+ * example nonce's message: a reader can check it with any EVM library.
+ */
+import type {
+  FollowedProviderPage,
+  FollowResult,
+  Jwks,
+  NonceResponse,
+  Provider,
+  ProviderPage,
+  ProviderStats,
+  TokenResponse,
+  User,
+  VerifyBody,
+} from '@signal/core';
+
+const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const nonce = 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf';
+
+export const nonceResponse = {
+  nonce,
+  message: `Sign this message to authenticate: ${nonce}`,
+  wallet,
+  chain: 'evm',
+  expiresAt: '2026-11-23T10:05:00.000Z',
+} satisfies NonceResponse;
+
+export const verifyRequest = {
+  wallet,
+  nonce,
+  signature:
+    '0xeb1e96ab7ada6ccb89edac378a30d8fb7c3ad3f244d6bfc08638169c8fdabda26aa8eefe7401e25d4a51fc2b1cb4eed71cb61869aa23884bb7085c0172eab86f1b',
+} satisfies VerifyBody;
+
+export const user = {
+  id: 1,
+  wallet,
+  chain: 'evm',
+  createdAt: '2026-11-23T10:00:00.000Z',
+  lastLoginAt: '2026-11-23T10:00:00.000Z',
+  followingCount: 2,
+} satisfies User;
+
+export const tokenResponse = {
+  // A real token with the claims this service issues, signed by the example key of `jwks` below.
+  token:
+    'eyJhbGciOiJFZERTQSIsImtpZCI6Ilc2S0x1QzNOa0FObHcxMDVTdG44ZG5HQmVmYnZGYmNaZ2xIYWhqSE5pV0EiLCJ0eXAiOiJKV1QifQ.' +
+    'eyJ3YWxsZXQiOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJjaGFpbiI6ImV2bSIsInN1YiI6IjEiLCJpc3Mi' +
+    'OiJzaWduYWwtYXV0aCIsImF1ZCI6InNpZ25hbC1hcGkiLCJpYXQiOjE3OTU0MjgwMDAsImV4cCI6MTc5ODAyMDAwMCwianRpIjoiNWU1MzQ1MDYt' +
+    'YzA1NC00YjFhLWExNDEtNWI0ZDJiZGRmNmY0In0.' +
+    'LX3UE86knyhzJGoMTE_KshBh4w4QsLMINx3m7pI-LHHSGW7STY-hfw0MyLCExGQgBm1tM8uqIfgzncmT7mECBQ',
+  tokenType: 'Bearer',
+  expiresAt: '2026-12-23T10:00:00.000Z',
+  user: { ...user, followingCount: 0 },
+  isNewUser: true,
+} satisfies TokenResponse;
+
+export const provider = {
+  id: 5,
+  name: 'Swift Edge Quant',
+  description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
+  avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
+  followerCount: 7,
+  createdAt: '2026-08-20T22:27:03.902Z',
+} satisfies Provider;
+
+export const providerPage = {
+  items: [
+    {
+      id: 33,
+      name: 'Hyper Wolf Research',
+      description: 'Trend-following signals on SOL ecosystem tokens, 4-hour timeframe.',
+      avatarUrl: '/avatars/9f2b61c0a4d3e785.svg',
+      followerCount: 421,
+      createdAt: '2025-07-16T06:11:53.203Z',
+    },
+    provider,
+  ],
+  page: 1,
+  limit: 2,
+  total: 100,
+  totalPages: 50,
+} satisfies ProviderPage;
+
+export const providerStats = {
+  providerId: 5,
+  followerCount: 7,
+  followersGained7d: 0,
+  followersGained30d: 2,
+  totalSignals: 2099,
+  winRate: 0.7465,
+  avgReturnPct: -0.38,
+  totalReturnPct: -79.76,
+  maxDrawdownPct: 41.94,
+  lastSignalAt: '2026-11-21T21:58:35.971Z',
+  updatedAt: '2026-11-23T04:34:11.110Z',
+} satisfies ProviderStats;
+
+export const followResult = { providerId: 5, following: true, followerCount: 8 } satisfies FollowResult;
+export const unfollowResult = { providerId: 5, following: false, followerCount: 7 } satisfies FollowResult;
+
+export const followingPage = {
+  items: [{ ...provider, followerCount: 8, followedAt: '2026-11-23T10:01:00.000Z' }],
+  page: 1,
+  limit: 20,
+  total: 1,
+  totalPages: 1,
+} satisfies FollowedProviderPage;
+
+/** An Ed25519 verification key as /.well-known/jwks.json publishes it; it verifies `tokenResponse.token`. */
+export const jwks = {
+  keys: [
+    {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: 'CcqelvobO43c7LjzWGWeQCSwP_pZsMkigAfbmxO1_XQ',
+      kid: 'W6KLuC3NkANlw105Stn8dnGBefbvFbcZglHahjHNiWA',
+      alg: 'EdDSA',
+      use: 'sig',
+    },
+  ],
+} satisfies Jwks;

@@ -1,0 +1,180 @@
+/**
+ * /docs in a real browser: Debian's Chromium (/usr/bin/chromium) driven by playwright-core, no
+ * downloaded browser. The page must render every operation of /openapi.json from assets this
+ * server serves, and "Try it out" must call this server, with the bearer token once authorized.
+ * Screenshots go to apps/api/artifacts/ (look at them: a blank page can still have the DOM).
+ *
+ * Skipped, saying so, when Chromium is not installed on a developer machine; in CI (CI=true)
+ * it always runs, and .ci/run installs Chromium first.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+if (skip) {
+  console.warn(`docs.browser.test.ts: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium). CI runs it.`);
+}
+
+describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
+  let api: TestApi;
+  let userDataDir: string;
+  let context: BrowserContext;
+  let page: Page;
+  let token: string;
+  let wallet: string;
+  const requests: { url: string; authorization?: string }[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install the chromium package`).toBe(true);
+    await mkdir(ARTIFACTS, { recursive: true });
+    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12' } });
+    const signedIn = await signIn(api, evmWallet());
+    token = signedIn.token;
+    wallet = signedIn.user.wallet;
+    userDataDir = await mkdtemp(join(tmpdir(), 'signal-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('request', (request) => {
+      requests.push({ url: request.url(), authorization: request.headers().authorization });
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      // The browser logs every non-2xx fetch; the 401 of the unauthorized try-it is expected.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+    await api?.stop();
+  });
+
+  const operation = (id: string) => page.locator(`#operations-${id}`);
+
+  /** Opens an operation, switches it to "Try it out", optionally fills path parameters, executes. */
+  async function tryIt(
+    op: Locator,
+    parameters: Record<string, string> = {},
+  ): Promise<{ status: string; body: string }> {
+    if (!(await op.locator('.opblock-body').isVisible())) await op.locator('.opblock-summary').click();
+    const tryOut = op.getByRole('button', { name: 'Try it out' });
+    if (await tryOut.isVisible()) await tryOut.click();
+    for (const [name, value] of Object.entries(parameters)) {
+      await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    }
+    const previous = await op.locator('.live-responses-table tbody .response-col_status').count();
+    if (previous > 0) await op.getByRole('button', { name: 'Clear' }).click();
+    await op.getByRole('button', { name: 'Execute' }).click();
+    const row = op.locator('.live-responses-table tbody tr.response').first();
+    await row.waitFor();
+    await row.scrollIntoViewIfNeeded();
+    return {
+      status: ((await row.locator('.response-col_status').textContent()) ?? '').trim(),
+      body: (await row.locator('.response-col_description pre').first().textContent()) ?? '',
+    };
+  }
+
+  it('renders every operation of /openapi.json, with every asset from this server', async () => {
+    const started = performance.now();
+    await page.goto(`${api.url}/docs`);
+    await page.locator('.opblock').first().waitFor();
+    const renderMs = Math.round(performance.now() - started);
+
+    const doc = (await call(api, 'GET', '/openapi.json')).body;
+    const documented = Object.values(doc.paths as Record<string, object>).flatMap((item) => Object.keys(item));
+    const paths = await page.locator('.opblock-summary-path').allInnerTexts();
+    expect(paths).toHaveLength(documented.length);
+    for (const path of ['/auth/nonce', '/auth/verify', '/me', '/providers', '/providers/{id}/stats', '/health']) {
+      expect(paths).toContain(path);
+    }
+    await expect(page.locator('.info .title').textContent()).resolves.toContain('Signal provider service');
+    await expect(page.locator('.auth-wrapper .authorize').isVisible()).resolves.toBe(true);
+
+    // No CDN, no validator badge, no fonts from elsewhere: every request goes to this origin.
+    const foreign = requests.filter((request) => !request.url.startsWith(`${api.url}/`));
+    expect(foreign).toEqual([]);
+    expect(requests.map((request) => new URL(request.url).pathname)).toContain('/openapi.json');
+    await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
+    console.info(`/docs rendered in ${renderMs} ms`);
+  });
+
+  it('shows the error responses of POST /auth/verify with their codes', async () => {
+    const op = operation('auth-auth-verify');
+    await op.locator('.opblock-summary').click();
+    const documented = op.locator('.responses-wrapper tr.response');
+    await documented.first().waitFor();
+    const codes = await documented.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')));
+    expect(codes).toEqual(['200', '400', '401', '413', '429', '500', '503']);
+    const unauthorized = op.locator('.responses-wrapper tr.response[data-code="401"]');
+    await expect(unauthorized.textContent()).resolves.toMatch(/INVALID_NONCE[\s\S]*INVALID_SIGNATURE/);
+    await unauthorized.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-errors.png') });
+    await op.locator('.opblock-summary').click();
+  });
+
+  it('"Try it out" on GET /providers answers 200 with the catalogue', async () => {
+    const result = await tryIt(operation('providers-providers-list'));
+    expect(result.status).toBe('200');
+    expect(JSON.parse(result.body)).toMatchObject({ page: 1, limit: 2, total: 12, totalPages: 6 });
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-providers.png') });
+  });
+
+  it('without a token, "Try it out" on GET /me shows 401 UNAUTHORIZED', async () => {
+    const result = await tryIt(operation('me-me-get'));
+    expect(result.status).toBe('401');
+    expect(JSON.parse(result.body)).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('after Authorize with a bearer token, GET /me answers 200 with the signed-in wallet', async () => {
+    await page.locator('.auth-wrapper .authorize').click();
+    await page.locator('#auth-bearer-value').fill(token);
+    await page.getByRole('button', { name: 'Apply credentials' }).click();
+    await page.locator('.modal-ux .btn-done').click();
+
+    const result = await tryIt(operation('me-me-get'));
+    expect(result.status).toBe('200');
+    expect(JSON.parse(result.body)).toMatchObject({ wallet, chain: 'evm', followingCount: 0 });
+    const sent = requests.filter((request) => new URL(request.url).pathname === '/me');
+    expect(sent.at(-1)?.authorization).toBe(`Bearer ${token}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-me.png') });
+  });
+
+  it('authorized, POST /providers/{id}/follow from the page follows the provider', async () => {
+    const result = await tryIt(operation('providers-providers-follow'), { id: '3' });
+    expect(result.status).toBe('200');
+    expect(JSON.parse(result.body)).toMatchObject({ providerId: 3, following: true });
+    const me = await call(api, 'GET', '/me', { token });
+    expect(me.body.followingCount).toBe(1);
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-follow.png') });
+  });
+
+  it('logged no page errors and no Content-Security-Policy violations', () => {
+    expect(problems).toEqual([]);
+  });
+});
