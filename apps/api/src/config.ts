@@ -25,6 +25,28 @@ const optional = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(unsetIfEmpt
 const withDefault = <T extends z.ZodTypeAny>(schema: T, fallback: string) =>
   z.preprocess(unsetIfEmpty, schema.default(fallback));
 
+/**
+ * CORS allow-list: comma-separated browser origins (`scheme://host[:port]`, compared with the
+ * Origin header after normalising to the URL's origin), or `*` for any origin.
+ */
+const origins = z.string().transform((value, ctx) => {
+  const list: string[] = [];
+  for (const entry of value.split(',').map((o) => o.trim())) {
+    if (entry === '') continue;
+    if (entry === '*') {
+      list.push(entry);
+      continue;
+    }
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin like https://app.example.com, or *` });
+      return z.NEVER;
+    }
+    list.push(url.origin);
+  }
+  return list;
+});
+
 const EnvSchema = z.object({
   PORT: withDefault(integer(0, 65_535), '3000'),
   HOST: withDefault(z.string(), '127.0.0.1'),
@@ -39,7 +61,7 @@ const EnvSchema = z.object({
   JWT_AUDIENCE: withDefault(z.string(), 'signal-api'),
   LOG_LEVEL: withDefault(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   TRUST_PROXY: withDefault(boolean, 'false'),
-  CORS_ORIGINS: optional(z.string()),
+  CORS_ORIGINS: optional(origins),
   DATABASE_POOL_SIZE: withDefault(integer(1, 1000), '10'),
 });
 
@@ -97,10 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtAudience: e.JWT_AUDIENCE,
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
-    corsOrigins: (e.CORS_ORIGINS ?? '')
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean),
+    corsOrigins: e.CORS_ORIGINS ?? [],
     databasePoolSize: e.DATABASE_POOL_SIZE,
   };
 }

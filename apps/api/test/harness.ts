@@ -20,6 +20,8 @@ export interface TestApi {
   db: DatabaseHandle;
   /** Moves the server's clock (nonce and token expiry) by this many milliseconds. */
   advanceClock(ms: number): void;
+  /** The server's clock (real time plus every advance). */
+  now(): Date;
   config: Config;
   stop(): Promise<void>;
   /** Stops the server only, keeping the database, so a restart can reuse it. */
@@ -31,6 +33,8 @@ export interface StartOptions {
   /** Reuse a data dir / database between starts. */
   dataDir?: string;
   databaseUrl?: string;
+  /** The web build served at `/`; default apps/web/dist. */
+  webDistDir?: string;
 }
 
 export async function startApi(backend: Backend, options: StartOptions = {}): Promise<TestApi> {
@@ -49,7 +53,7 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });
-  let server = createServer({ config, now });
+  let server = createServer({ config, now, webDistDir: options.webDistDir });
   let running = await server.start();
   // PGlite is single-process: the inspection handle is the server's own; PostgreSQL gets a
   // separate pool, as an outside observer would.
@@ -61,9 +65,10 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     advanceClock(ms) {
       offset += ms;
     },
+    now,
     async restart() {
       await server.stop();
-      server = createServer({ config: { ...config, port: running.port }, now });
+      server = createServer({ config: { ...config, port: running.port }, now, webDistDir: options.webDistDir });
       running = await server.start();
       if (!databaseUrl) api.db = running.services.database;
     },
@@ -107,7 +112,13 @@ export async function call<T = any>(
   api: { url: string },
   method: string,
   path: string,
-  options: { body?: unknown; token?: string; headers?: Record<string, string>; rawBody?: string } = {},
+  options: {
+    body?: unknown;
+    token?: string;
+    headers?: Record<string, string>;
+    rawBody?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -116,7 +127,12 @@ export async function call<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${api.url}${path}`, { method, headers, body });
+  const res = await fetch(`${api.url}${path}`, {
+    method,
+    headers,
+    body,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -1,5 +1,6 @@
 import type { Chain, User } from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 import { followingCountColumn, toUser } from './user.queries.js';
 
@@ -19,13 +20,62 @@ export async function issueNonce(
     .execute();
 }
 
+export type CappedNonceOutcome = { issued: true } | { issued: false; live: number; oldestExpiresAt: Date };
+
+/**
+ * Issues a nonce unless the wallet already holds `maxUnused` live (unused, unexpired) ones, so
+ * nobody can fill the table with nonces of one wallet. A transaction-scoped advisory lock on
+ * the wallet serialises issuers of that wallet across every server on the database, and the
+ * count and insert run after it in one statement (READ COMMITTED takes a new snapshot per
+ * statement, so the count sees every nonce committed before the lock was granted): the cap is
+ * exact, not "roughly 10 plus however many raced".
+ */
+export async function issueNonceWithinCap(
+  db: Kysely<Database>,
+  input: { nonce: string; wallet: string; issuedAt: Date; expiresAt: Date; maxUnused: number },
+): Promise<CappedNonceOutcome> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`auth_nonces:${input.wallet}`}, 0))`.execute(trx);
+    const live = (eb: ExpressionBuilder<Database, 'auth_nonces'>) =>
+      eb.and([eb('wallet', '=', input.wallet), eb('used_at', 'is', null), eb('expires_at', '>', input.issuedAt)]);
+    const inserted = await trx
+      .insertInto('auth_nonces')
+      .columns(['nonce', 'wallet', 'issued_at', 'expires_at'])
+      .expression(
+        trx
+          .selectNoFrom([
+            sql<string>`${input.nonce}::text`.as('nonce'),
+            sql<string>`${input.wallet}::text`.as('wallet'),
+            sql<Date>`${input.issuedAt}::timestamptz`.as('issued_at'),
+            sql<Date>`${input.expiresAt}::timestamptz`.as('expires_at'),
+          ])
+          .where(
+            (eb) =>
+              eb
+                .selectFrom('auth_nonces')
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .where(live),
+            '<',
+            input.maxUnused,
+          ),
+      )
+      .returning('nonce')
+      .executeTakeFirst();
+    if (inserted) return { issued: true };
+    const held = await trx
+      .selectFrom('auth_nonces')
+      .select((eb) => [eb.fn.countAll<number>().as('live'), eb.fn.min('expires_at').as('oldest')])
+      .where(live)
+      .executeTakeFirstOrThrow();
+    return { issued: false, live: held.live, oldestExpiresAt: held.oldest ?? input.expiresAt };
+  });
+}
+
 /** Reads a nonce without consuming it, so a failed signature check can leave it usable. */
 export async function findNonce(db: Kysely<Database>, nonce: string): Promise<NonceRecord | undefined> {
-  const row = await db
-    .selectFrom('auth_nonces')
-    .select(['wallet', 'expires_at', 'used_at'])
-    .where('nonce', '=', nonce)
-    .executeTakeFirst();
+  const [row] = await runCompiled(db, 'findNonce', [nonce], (value) =>
+    db.selectFrom('auth_nonces').select(['wallet', 'expires_at', 'used_at']).where('nonce', '=', value),
+  );
   return row && { wallet: row.wallet, expiresAt: row.expires_at, usedAt: row.used_at };
 }
 
@@ -45,42 +95,44 @@ export async function consumeNonceAndLogin(
   db: Kysely<Database>,
   input: { nonce: string; wallet: string; chain: Chain; now: Date },
 ): Promise<LoginResult | null> {
-  const now = sql<Date>`${input.now}::timestamptz`;
-  const row = await db
-    .with('consumed', (qb) =>
-      qb
-        .updateTable('auth_nonces')
-        .set({ used_at: input.now })
-        .where('nonce', '=', input.nonce)
-        .where('wallet', '=', input.wallet)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', input.now)
-        .returning('wallet'),
-    )
-    .insertInto('users')
-    .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('consumed')
-        .select([
-          'consumed.wallet',
-          sql<Chain>`${input.chain}::text`.as('chain'),
-          now.as('created_at'),
-          now.as('last_login_at'),
-        ]),
-    )
-    .onConflict((oc) => oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }))
-    .returning([
-      'id',
-      'wallet',
-      'chain',
-      'created_at',
-      'last_login_at',
-      // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
-      sql<boolean>`xmax = 0`.as('inserted'),
-      followingCountColumn,
-    ])
-    .executeTakeFirst();
+  const values = [input.nonce, input.wallet, input.chain, input.now] as const;
+  const [row] = await runCompiled(db, 'consumeNonceAndLogin', values, (nonce, wallet, chain, at) => {
+    const now = sql<Date>`${at}::timestamptz`;
+    return db
+      .with('consumed', (qb) =>
+        qb
+          .updateTable('auth_nonces')
+          .set({ used_at: at })
+          .where('nonce', '=', nonce)
+          .where('wallet', '=', wallet)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', at)
+          .returning('wallet'),
+      )
+      .insertInto('users')
+      .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('consumed')
+          .select([
+            'consumed.wallet',
+            sql<Chain>`${chain}::text`.as('chain'),
+            now.as('created_at'),
+            now.as('last_login_at'),
+          ]),
+      )
+      .onConflict((oc) => oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }))
+      .returning([
+        'id',
+        'wallet',
+        'chain',
+        'created_at',
+        'last_login_at',
+        // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
+        sql<boolean>`xmax = 0`.as('inserted'),
+        followingCountColumn,
+      ]);
+  });
   if (!row) return null;
   return { user: toUser(row), isNewUser: row.inserted };
 }

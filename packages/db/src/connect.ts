@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { executeCompiledDirectly } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 export type Backend = 'postgres' | 'pglite';
@@ -62,7 +63,13 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // An idle client that loses its server emits 'error' on the pool; without a listener that
   // would crash the process. The next query gets a fresh connection.
   pool.on('error', () => {});
+  // A client checked out of the pool has no pool listener, yet pg emits 'error' on it when its
+  // connection dies (after failing its queries with the same error): unheard, that event is an
+  // uncaught exception and a database outage would crash the process. The query's own
+  // rejection carries the failure; the pool drops the dead client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  executeCompiledDirectly(db, async (text, parameters) => (await pool.query(text, parameters as unknown[])).rows);
   return {
     db,
     backend: 'postgres',

@@ -3,6 +3,8 @@ export { type Backend, createDatabase, type DatabaseHandle, type DatabaseOptions
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export { migrateToLatest } from './migrate.js';
 export * from './provider.queries.js';
+export * from './purge.queries.js';
+export * from './rate-limit.queries.js';
 export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './user.queries.js';

@@ -22,6 +22,13 @@ export interface AuthNoncesTable {
   used_at: NullableTimestamp;
 }
 
+/** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
+export interface RateLimitHitsTable {
+  bucket: string;
+  window_start: Timestamp;
+  hits: number;
+}
+
 export interface ProvidersTable {
   id: Generated<number>;
   name: string;
@@ -58,6 +65,7 @@ export interface CatalogueCountersTable {
 export interface Database {
   users: UsersTable;
   auth_nonces: AuthNoncesTable;
+  rate_limit_hits: RateLimitHitsTable;
   providers: ProvidersTable;
   provider_stats: ProviderStatsTable;
   follows: FollowsTable;

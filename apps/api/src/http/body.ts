@@ -16,10 +16,17 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    // The client went away mid-body ("aborted"): its fault, not a bug and not a database outage
+    // (the error's ECONNRESET code would otherwise read as one).
+    throw new DomainError('VALIDATION_ERROR', 'Request body was not received completely', { cause: error });
   }
   if (size === 0) return undefined;
   const type = req.headers['content-type'];

@@ -16,21 +16,24 @@ import type { Config } from '../config.js';
 import { contextFactory, type Services } from '../context.js';
 import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
+import { type Maintenance, startMaintenance } from '../maintenance.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
-import { type Maintenance, startMaintenance } from '../maintenance.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import { applyCors } from './cors.js';
 import { docsRoutes } from './docs.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget, queryOf } from './limits.js';
 import { sendError, sendJson } from './respond.js';
+import { webRoutes } from './web.js';
 
 export interface ServerOptions {
   config: Config;
   /** Clock for nonces and tokens; tests inject one to reach expiry. */
   now?: () => Date;
   logger?: Logger;
+  /** The built demo app served at `/`; default apps/web/dist next to this package. */
+  webDistDir?: string;
 }
 
 export interface RunningServer {
@@ -82,7 +85,7 @@ export function createServer(options: ServerOptions) {
       throw error;
     }
 
-    const handle = buildHandler(services, () => closing);
+    const handle = buildHandler(services, () => closing, options.webDistDir);
     server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
@@ -128,7 +131,7 @@ export function createServer(options: ServerOptions) {
   return { start, stop };
 }
 
-function buildHandler(services: Services, isClosing: () => boolean): Handler {
+function buildHandler(services: Services, isClosing: () => boolean, webDistDir?: string): Handler {
   const createContext = contextFactory(services);
   let openApiDocument: unknown;
 
@@ -200,6 +203,8 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
   };
 
   const routes: Record<string, Handler> = {
+    // First, so that no file of the web build can take an API path.
+    ...webRoutes({ distDir: webDistDir, log: services.log }),
     '/health': async (_req, res) => sendJson(res, 200, { status: 'ok' }),
     '/ready': async (_req, res) => {
       const ready = await Promise.race([
@@ -228,7 +233,13 @@ function buildHandler(services: Services, isClosing: () => boolean): Handler {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // API answers are per user and time; the few cacheable ones (JWKS, avatars) say so themselves.
     res.setHeader('Cache-Control', 'no-store');
-    if (isClosing()) res.setHeader('Connection', 'close');
+    // During a graceful stop every response, also one to a request that came in before it
+    // began, tells the client to close, so keep-alive connections end instead of bringing more.
+    const writeHead = res.writeHead;
+    res.writeHead = ((...args: Parameters<typeof writeHead>) => {
+      if (isClosing() && !res.headersSent) res.setHeader('Connection', 'close');
+      return writeHead.apply(res, args);
+    }) as typeof writeHead;
     res.on('finish', () => {
       log.info(
         { method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) },

@@ -1,0 +1,51 @@
+/**
+ * Housekeeping on a schedule: expired nonces and ended rate-limit windows are deleted at start
+ * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
+ * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
+ */
+import { type PurgeResult, purgeExpiredAuthState } from '@signal/db';
+import type { Services } from './context.js';
+import { RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
+
+export const PURGE_INTERVAL_MS = 60_000;
+
+export interface Maintenance {
+  /** Runs a purge now (or joins the one under way). */
+  purge(): Promise<PurgeResult | undefined>;
+  /** Stops the schedule and waits for a purge under way. */
+  stop(): Promise<void>;
+}
+
+export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL_MS): Maintenance {
+  let running: Promise<PurgeResult | undefined> | undefined;
+  const purge = () => {
+    running ??= (async () => {
+      const now = services.now();
+      try {
+        const result = await purgeExpiredAuthState(services.database.db, {
+          now,
+          windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
+        });
+        if (result.nonces + result.rateLimitWindows > 0) services.log.debug(result, 'purged expired auth state');
+        return result;
+      } catch (error) {
+        // An outage: the next run catches up. Never a crash from a timer.
+        services.log.warn({ err: error }, 'purge failed');
+        return undefined;
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+  void purge();
+  const timer = setInterval(() => void purge(), intervalMs);
+  timer.unref();
+  return {
+    purge,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+export interface PurgeOptions {
+  now: Date;
+  /** Rate-limit windows that started before this are over and deleted. */
+  windowsBefore: Date;
+  /** Rows per DELETE: short statements that hold few locks and never hit the statement timeout. */
+  batchSize?: number;
+  /** Upper bound on statements per table and run; the next run carries on. */
+  maxBatches?: number;
+}
+
+export interface PurgeResult {
+  nonces: number;
+  rateLimitWindows: number;
+}
+
+/**
+ * Deletes expired nonces (used or not: once expired, "unknown" and "expired" are the same
+ * INVALID_NONCE) and ended rate-limit windows, in bounded batches. Safe to run from several
+ * servers at once: SKIP LOCKED lets each take rows the others are not deleting.
+ */
+export async function purgeExpiredAuthState(db: Kysely<Database>, options: PurgeOptions): Promise<PurgeResult> {
+  const batchSize = options.batchSize ?? 1_000;
+  const maxBatches = options.maxBatches ?? 100;
+  const nonces = await inBatches(maxBatches, batchSize, async () => {
+    const result = await db
+      .deleteFrom('auth_nonces')
+      .where('nonce', 'in', (eb) =>
+        eb
+          .selectFrom('auth_nonces')
+          .select('nonce')
+          .where('expires_at', '<=', options.now)
+          .limit(batchSize)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
+  const rateLimitWindows = await inBatches(maxBatches, batchSize, async () => {
+    const result = await sql`
+      delete from rate_limit_hits where (bucket, window_start) in (
+        select bucket, window_start from rate_limit_hits where window_start < ${options.windowsBefore}
+        limit ${batchSize} for update skip locked)
+    `.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  });
+  return { nonces, rateLimitWindows };
+}
+
+async function inBatches(maxBatches: number, batchSize: number, batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const deleted = await batch();
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  return total;
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hitRateLimit, issueNonceWithinCap, purgeExpiredAuthState } from '../src/index.js';
+import { BACKENDS, openTestDatabase, type TestDatabase } from '../src/testing.js';
+
+const MINUTE = 60_000;
+let counter = 0;
+const freshNonce = () => `n${Date.now()}x${++counter}${Math.random().toString(36).slice(2)}`.slice(0, 32);
+
+describe.each(BACKENDS)('abuse limits on %s', (backend) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await openTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  it('counts every hit of a window exactly, under concurrency, and starts again in the next one', async () => {
+    const now = new Date('2026-11-23T10:00:30Z');
+    const hits = await Promise.all(
+      Array.from({ length: 40 }, () => hitRateLimit(t.db, { bucket: 'b:1', now, windowMs: MINUTE })),
+    );
+    expect(hits.map((h) => h.hits).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(hits[0]?.resetAt).toEqual(new Date('2026-11-23T10:01:00Z'));
+    const next = await hitRateLimit(t.db, { bucket: 'b:1', now: new Date('2026-11-23T10:01:00Z'), windowMs: MINUTE });
+    expect(next.hits).toBe(1);
+    expect((await hitRateLimit(t.db, { bucket: 'b:2', now, windowMs: MINUTE })).hits).toBe(1);
+  });
+
+  it('caps live unused nonces per wallet exactly, and tells when the oldest expires', async () => {
+    const wallet = `w-${backend}`;
+    const issuedAt = new Date('2026-11-23T10:00:00Z');
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        issueNonceWithinCap(t.db, {
+          nonce: freshNonce(),
+          wallet,
+          issuedAt,
+          expiresAt: new Date(issuedAt.getTime() + 300_000 + i),
+          maxUnused: 5,
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.issued)).toHaveLength(5);
+    const refused = outcomes.find((o) => !o.issued);
+    expect(refused).toMatchObject({ issued: false, live: 5 });
+    // Expired ones do not count.
+    const later = new Date(issuedAt.getTime() + 301_000);
+    expect(
+      await issueNonceWithinCap(t.db, {
+        nonce: freshNonce(),
+        wallet,
+        issuedAt: later,
+        expiresAt: new Date(later.getTime() + 300_000),
+        maxUnused: 5,
+      }),
+    ).toEqual({ issued: true });
+  });
+
+  it('purges in bounded batches: expired nonces and ended windows only', async () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const past = new Date(now.getTime() - 1_000);
+    const future = new Date(now.getTime() + 1_000);
+    await t.db
+      .insertInto('auth_nonces')
+      .values(
+        Array.from({ length: 25 }, (_, i) => ({
+          nonce: freshNonce(),
+          wallet: 'purge',
+          issued_at: past,
+          expires_at: i < 20 ? past : future,
+          used_at: i % 2 === 0 ? past : null,
+        })),
+      )
+      .execute();
+    for (let i = 0; i < 7; i++) {
+      await hitRateLimit(t.db, { bucket: `p:${i}`, now: new Date(now.getTime() - 2 * MINUTE), windowMs: MINUTE });
+    }
+    await hitRateLimit(t.db, { bucket: 'p:live', now, windowMs: MINUTE });
+    const options = { now, windowsBefore: new Date(now.getTime() - MINUTE), batchSize: 5 };
+    // Two batches of five at most: 10 of the 20+ expired nonces (the earlier tests' expired
+    // too) and all 10 ended windows (7 here, 3 of the first test).
+    expect(await purgeExpiredAuthState(t.db, { ...options, maxBatches: 2 })).toEqual({
+      nonces: 10,
+      rateLimitWindows: 10,
+    });
+    const rest = await purgeExpiredAuthState(t.db, options);
+    expect(rest.nonces).toBeGreaterThanOrEqual(10);
+    expect(rest.rateLimitWindows).toBe(0);
+    const left = await t.db.selectFrom('auth_nonces').select('expires_at').execute();
+    expect(left.every((row) => row.expires_at > now)).toBe(true);
+    expect(left.filter((row) => row.expires_at.getTime() === future.getTime())).toHaveLength(5);
+    const windows = await t.db.selectFrom('rate_limit_hits').select('bucket').execute();
+    expect(windows.map((w) => w.bucket)).toEqual(['p:live']);
+  });
+});
