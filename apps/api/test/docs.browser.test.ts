@@ -7,71 +7,38 @@
  * Skipped, saying so, when Chromium is not installed on a developer machine; in CI (CI=true)
  * it always runs, and .ci/run installs Chromium first.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from './browser.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
-
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skip) {
-  console.warn(`docs.browser.test.ts: SKIPPED, ${CHROMIUM} is not installed (apt-get install chromium). CI runs it.`);
-}
+const skip = skipWithoutChromium('docs.browser.test.ts');
 
 describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   let api: TestApi;
-  let userDataDir: string;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
   let token: string;
   let wallet: string;
   const requests: { url: string; authorization?: string }[] = [];
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install the chromium package`).toBe(true);
-    await mkdir(ARTIFACTS, { recursive: true });
     api = await startApi('postgres', { env: { SEED_PROVIDERS: '12' } });
     const signedIn = await signIn(api, evmWallet());
     token = signedIn.token;
     wallet = signedIn.user.wallet;
-    userDataDir = await mkdtemp(join(tmpdir(), 'signal-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.page;
     page.on('request', (request) => {
       requests.push({ url: request.url(), authorization: request.headers().authorization });
     });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      // The browser logs every non-2xx fetch; the 401 of the unauthorized try-it is expected.
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
-    });
+    // The browser logs every non-2xx fetch; the 401 of the unauthorized try-it is expected.
+    problems = watchProblems(page, /status of 401/);
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await api?.stop();
   });
 
@@ -120,7 +87,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     const foreign = requests.filter((request) => !request.url.startsWith(`${api.url}/`));
     expect(foreign).toEqual([]);
     expect(requests.map((request) => new URL(request.url).pathname)).toContain('/openapi.json');
-    await page.screenshot({ path: join(ARTIFACTS, 'docs.png') });
+    await screenshot(page, 'docs');
     console.info(`/docs rendered in ${renderMs} ms`);
   });
 
@@ -134,7 +101,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     const unauthorized = op.locator('.responses-wrapper tr.response[data-code="401"]');
     await expect(unauthorized.textContent()).resolves.toMatch(/INVALID_NONCE[\s\S]*INVALID_SIGNATURE/);
     await unauthorized.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(ARTIFACTS, 'docs-errors.png') });
+    await screenshot(page, 'docs-errors');
     await op.locator('.opblock-summary').click();
   });
 
@@ -142,7 +109,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     const result = await tryIt(operation('providers-providers-list'));
     expect(result.status).toBe('200');
     expect(JSON.parse(result.body)).toMatchObject({ page: 1, limit: 2, total: 12, totalPages: 6 });
-    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-providers.png') });
+    await screenshot(page, 'docs-try-providers');
   });
 
   it('without a token, "Try it out" on GET /me shows 401 UNAUTHORIZED', async () => {
@@ -162,7 +129,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     expect(JSON.parse(result.body)).toMatchObject({ wallet, chain: 'evm', followingCount: 0 });
     const sent = requests.filter((request) => new URL(request.url).pathname === '/me');
     expect(sent.at(-1)?.authorization).toBe(`Bearer ${token}`);
-    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-me.png') });
+    await screenshot(page, 'docs-try-me');
   });
 
   it('authorized, POST /providers/{id}/follow from the page follows the provider', async () => {
@@ -171,7 +138,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     expect(JSON.parse(result.body)).toMatchObject({ providerId: 3, following: true });
     const me = await call(api, 'GET', '/me', { token });
     expect(me.body.followingCount).toBe(1);
-    await page.screenshot({ path: join(ARTIFACTS, 'docs-try-follow.png') });
+    await screenshot(page, 'docs-try-follow');
   });
 
   it('logged no page errors and no Content-Security-Policy violations', () => {

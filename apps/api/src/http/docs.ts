@@ -4,24 +4,10 @@
  * offline). Routes are a fixed allow-list: a URL selects one of these entries and never names a
  * file, so there is no path to traverse.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-
-type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-interface Asset {
-  body: Buffer;
-  type: string;
-  etag: string;
-  cacheControl: string;
-  /** Compressed once, on first request (the bundle is 1.7 MB, about 0.5 MB gzipped). */
-  gzipped?: Promise<Buffer>;
-}
+import { type Asset, IMMUTABLE_CACHE, PAGE_CACHE, type Route, sendStatic, staticAsset } from './static.js';
 
 /** URL → file of swagger-ui-dist. Only these are served; the page needs nothing else. */
 const PACKAGE_FILES: Record<string, [file: string, type: string]> = {
@@ -30,18 +16,6 @@ const PACKAGE_FILES: Record<string, [file: string, type: string]> = {
   '/docs/favicon-32x32.png': ['favicon-32x32.png', 'image/png'],
   '/docs/favicon-16x16.png': ['favicon-16x16.png', 'image/png'],
 };
-
-// The page allows only its own origin: scripts, styles and the API calls of "Try it out".
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /**
  * Swagger UI's start-up, as a file rather than an inline script so the CSP needs no
@@ -67,18 +41,6 @@ window.addEventListener('load', function () {
 const STYLE = `body { margin: 0; background: #fafafa; }
 .swagger-ui .information-container.wrapper { padding-top: 12px; }
 `;
-
-const HTML_CACHE = 'no-cache';
-// Asset URLs carry a hash of their content (?v=…), so a cached copy is never stale.
-const ASSET_CACHE = 'public, max-age=31536000, immutable';
-const TEXT = /^text\//;
-const gzipAsync = promisify(gzip);
-
-function asset(body: Buffer | string, type: string, cacheControl: string): Asset {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const etag = `W/"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-  return { body: bytes, type, etag, cacheControl };
-}
 
 /** `?v=` value of an asset: its content hash. */
 function version(a: Asset): string {
@@ -121,41 +83,15 @@ function loadAssets(): Map<string, Asset> {
   if (loaded) return loaded;
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets = new Map<string, Asset>();
+  // Asset URLs carry a hash of their content (?v=…), so they are cached as immutable.
   for (const [path, [file, type]] of Object.entries(PACKAGE_FILES)) {
-    assets.set(path, asset(readFileSync(join(dir, file)), type, ASSET_CACHE));
+    assets.set(path, staticAsset(readFileSync(join(dir, file)), type, IMMUTABLE_CACHE));
   }
-  assets.set('/docs/docs.js', asset(INITIALIZER, 'text/javascript; charset=utf-8', ASSET_CACHE));
-  assets.set('/docs/docs.css', asset(STYLE, 'text/css; charset=utf-8', ASSET_CACHE));
-  assets.set('/docs', asset(page(assets), 'text/html; charset=utf-8', HTML_CACHE));
+  assets.set('/docs/docs.js', staticAsset(INITIALIZER, 'text/javascript; charset=utf-8', IMMUTABLE_CACHE));
+  assets.set('/docs/docs.css', staticAsset(STYLE, 'text/css; charset=utf-8', IMMUTABLE_CACHE));
+  assets.set('/docs', staticAsset(page(assets), 'text/html; charset=utf-8', PAGE_CACHE));
   loaded = assets;
   return assets;
-}
-
-function accepts(req: IncomingMessage, etag: string): boolean {
-  const tags = (req.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim());
-  return tags.includes(etag) || tags.includes('*');
-}
-
-async function send(req: IncomingMessage, res: ServerResponse, a: Asset): Promise<void> {
-  res.setHeader('Cache-Control', a.cacheControl);
-  res.setHeader('ETag', a.etag);
-  res.setHeader('Vary', 'Accept-Encoding');
-  if (a.type.startsWith('text/html')) {
-    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    res.setHeader('Referrer-Policy', 'no-referrer');
-  }
-  if (accepts(req, a.etag)) {
-    res.writeHead(304).end();
-    return;
-  }
-  let body = a.body;
-  if (TEXT.test(a.type) && body.length > 1024 && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
-    a.gzipped ??= gzipAsync(a.body, { level: 9 });
-    body = await a.gzipped;
-    res.setHeader('Content-Encoding', 'gzip');
-  }
-  res.writeHead(200, { 'Content-Type': a.type, 'Content-Length': body.length });
-  res.end(body);
 }
 
 /** The /docs routes for the host's table of fixed GET endpoints. */
@@ -167,6 +103,6 @@ export function docsRoutes(): Record<string, Route> {
       res.writeHead(301, { Location: '/docs', 'Cache-Control': 'public, max-age=3600' }).end();
     },
   };
-  for (const [path, a] of assets) routes[path] = (req, res) => send(req, res, a);
+  for (const [path, a] of assets) routes[path] = (req, res) => sendStatic(req, res, a);
   return routes;
 }

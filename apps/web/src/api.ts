@@ -1,0 +1,98 @@
+/**
+ * The one place the app meets the SDK's configuration: where the API is, where the token lives,
+ * and what an error means to a person.
+ */
+import { createClient, isSignalApiError, localStorageTokenStore, type SignalClient, type Signer } from '@signal/sdk';
+
+/** The API serves this app, so by default it is the page's own origin. */
+export const API_URL = (import.meta.env.VITE_SIGNAL_API_URL || window.location.origin).replace(/\/+$/, '');
+
+/** Shared by every client the app creates, so a reload (or another tab) stays signed in. */
+export const TOKEN_KEY = 'signal-demo.token';
+const tokenStore = localStorageTokenStore({ key: TOKEN_KEY });
+
+/**
+ * A client without a signer calls the public endpoints and sends the stored token; one with a
+ * signer (after the user connects a wallet) also signs in, and signs in again when the token
+ * expires.
+ */
+export function makeClient(signer?: Signer): SignalClient {
+  return createClient({ baseUrl: API_URL, tokenStore, ...(signer ? { signer } : {}) });
+}
+
+/** avatarUrl is relative to the API (`/avatars/<seed>.svg`), not to wherever the app is hosted. */
+export function apiAsset(path: string): string {
+  return new URL(path, `${API_URL}/`).href;
+}
+
+export type Problem = {
+  kind: 'rejected' | 'expired' | 'network' | 'not-found' | 'no-wallet' | 'other';
+  title: string;
+  detail: string;
+};
+
+/** Codes that mean the stored session is gone: the user has to sign in again. */
+const SESSION_ENDED = new Set(['TOKEN_EXPIRED', 'UNAUTHORIZED', 'WALLET_NOT_FOUND']);
+
+export function isSessionEnded(error: unknown): boolean {
+  return isSignalApiError(error) && SESSION_ENDED.has(error.code);
+}
+
+/**
+ * A wallet that declines says so with EIP-1193's code 4001 (viem keeps it on its
+ * UserRejectedRequestError; Phantom and other Solana wallets throw it as is), somewhere in the
+ * cause chain.
+ */
+export function isUserRejection(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 8; depth++) {
+    if (typeof current !== 'object') return false;
+    const { code, name, cause } = current as { code?: unknown; name?: unknown; cause?: unknown };
+    if (code === 4001 || name === 'UserRejectedRequestError') return true;
+    current = cause;
+  }
+  return false;
+}
+
+export class NoWalletError extends Error {
+  override readonly name = 'NoWalletError';
+}
+
+/** What went wrong, in words for the person looking at the page. */
+export function describeProblem(error: unknown): Problem {
+  if (isUserRejection(error)) {
+    return {
+      kind: 'rejected',
+      title: 'Signature rejected',
+      detail: 'Your wallet declined the request, so you are not signed in. Nothing was signed.',
+    };
+  }
+  if (error instanceof NoWalletError) return { kind: 'no-wallet', title: 'No wallet found', detail: error.message };
+  if (isSignalApiError(error)) {
+    if (error.code === 'NETWORK_ERROR') {
+      return {
+        kind: 'network',
+        title: 'Cannot reach the Signal API',
+        detail: `No answer from ${API_URL}. Check your connection, then try again.`,
+      };
+    }
+    if (isSessionEnded(error)) {
+      return {
+        kind: 'expired',
+        title: 'Your session has expired',
+        detail: 'Sign in again with your wallet to continue.',
+      };
+    }
+    if (error.code === 'PROVIDER_NOT_FOUND') {
+      return { kind: 'not-found', title: 'Provider not found', detail: 'It may have been removed from the catalogue.' };
+    }
+    if (error.code === 'RATE_LIMITED') {
+      return { kind: 'other', title: 'Too many attempts', detail: 'Wait a minute, then try again.' };
+    }
+    return { kind: 'other', title: 'Something went wrong', detail: `${error.message} (${error.code})` };
+  }
+  return {
+    kind: 'other',
+    title: 'Something went wrong',
+    detail: error instanceof Error ? error.message : String(error),
+  };
+}

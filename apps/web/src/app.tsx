@@ -1,0 +1,63 @@
+import { useEffect } from 'react';
+import { FollowingCount, NoticeBanner, SessionBar } from './components/session-bar';
+import { Empty } from './components/states';
+import { CataloguePage } from './pages/catalogue.page';
+import { FollowingPage } from './pages/following.page';
+import { ProviderPage } from './pages/provider.page';
+import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, useRoute } from './router';
+
+function Screen({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'catalogue':
+      return <CataloguePage view={route.view} />;
+    case 'provider':
+      return <ProviderPage key={route.id} id={route.id} />;
+    case 'following':
+      return <FollowingPage page={route.page} />;
+    default:
+      return (
+        <Empty title="Nothing here">
+          <a href={catalogueHref(DEFAULT_VIEW)}>Back to the providers</a>
+        </Empty>
+      );
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const address = JSON.stringify(route);
+  // A new screen (or another page of a list, clicked at its foot) starts at the top. A block
+  // body: recent Chromium returns a promise from scrollTo, which React would take for a cleanup.
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [address]);
+  const tab = route.name === 'following' ? 'following' : 'providers';
+  return (
+    <>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <a className="brand" href={catalogueHref(DEFAULT_VIEW)}>
+            <img src="/favicon.svg" alt="" width={26} height={26} />
+            Signal
+          </a>
+          <nav className="tabs" aria-label="Main">
+            <a href={catalogueHref(DEFAULT_VIEW)} aria-current={tab === 'providers' ? 'page' : undefined}>
+              Providers
+            </a>
+            <a href={followingHref()} aria-current={tab === 'following' ? 'page' : undefined}>
+              Following <FollowingCount />
+            </a>
+          </nav>
+          <SessionBar />
+        </div>
+      </header>
+      <NoticeBanner />
+      <main className="content">
+        <Screen route={route} />
+      </main>
+      <footer className="footer">
+        Demo app of the Signal provider API, built on <code>@signal/sdk</code> · <a href="/docs">API reference</a>
+      </footer>
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+/** The header's right-hand side and the sign-in prompt: who is signed in, or how to sign in. */
+import type { Chain } from '@signal/sdk';
+import { formatCount } from '../format';
+import { useSession } from '../session';
+import { CHAIN_LABEL, installedWallets, shortWallet, WALLET_HINT } from '../wallets';
+
+const CHAINS: Chain[] = ['evm', 'solana'];
+
+/** One button per wallet family; a family with no wallet in this browser explains why it is off. */
+export function SignInButtons() {
+  const { session, signIn } = useSession();
+  const installed = installedWallets();
+  const busy = session.status === 'signing-in' || session.status === 'restoring';
+  return (
+    <span className="sign-in">
+      {CHAINS.map((chain) => {
+        const waiting = session.status === 'signing-in' && session.chain === chain;
+        return (
+          <button
+            key={chain}
+            type="button"
+            className={`button ${chain === 'evm' ? 'button-primary' : 'button-secondary'}`}
+            disabled={busy || !installed[chain]}
+            title={installed[chain] ? undefined : WALLET_HINT[chain]}
+            onClick={() => void signIn(chain)}
+          >
+            {waiting ? 'Check your wallet…' : `Sign in with ${CHAIN_LABEL[chain]}`}
+          </button>
+        );
+      })}
+    </span>
+  );
+}
+
+export function SessionBar() {
+  const { session, signOut } = useSession();
+  if (session.status !== 'signed-in') return <SignInButtons />;
+  return (
+    <span className="session" data-testid="session">
+      <span className={`chain chain-${session.chain}`}>{CHAIN_LABEL[session.chain]}</span>
+      <span className="session-wallet" title={session.wallet} data-wallet={session.wallet}>
+        {shortWallet(session.wallet)}
+      </span>
+      <button type="button" className="button button-quiet" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </span>
+  );
+}
+
+/** The signed-in user's following count, for the navigation; empty until known. */
+export function FollowingCount() {
+  const { session } = useSession();
+  if (session.status !== 'signed-in' || !session.user) return null;
+  return <span className="count">{formatCount(session.user.followingCount)}</span>;
+}
+
+export function NoticeBanner() {
+  const { notice, dismissNotice } = useSession();
+  if (!notice) return null;
+  return (
+    <div className={`notice notice-${notice.kind}`} role="alert" data-problem={notice.kind}>
+      <div>
+        <strong>{notice.title}</strong> {notice.detail}
+      </div>
+      <button type="button" className="notice-close" aria-label="Dismiss" onClick={dismissNotice}>
+        ×
+      </button>
+    </div>
+  );
+}
