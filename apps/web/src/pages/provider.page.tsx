@@ -65,7 +65,7 @@ function Statistics({ stats }: { stats: ProviderStats }) {
         <Figure
           label="Signals"
           value={formatCount(stats.totalSignals)}
-          hint={stats.lastSignalAt ? `last ${formatAgo(stats.lastSignalAt)}` : 'none yet'}
+          hint={stats.lastSignalAt ? `latest ${formatAgo(stats.lastSignalAt)}` : 'none yet'}
         />
         <Figure
           label="Win rate"
