@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
+import { parseQuickly } from './schema-check.js';
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
 
@@ -27,20 +28,7 @@ function integerParam(description: string, min: number, max: number) {
     .describe(description) as unknown as z.ZodEffects<z.ZodNumber, number, number>;
 }
 
-/**
- * zod 3 rebuilds its datetime RegExp on every check (≈2.5 µs each, twenty per page of
- * providers). This string type tests one prebuilt copy of the very same expression first and
- * only falls back to zod's own check, with its issue, for a string that fails it. Its `_def`
- * is the one of `z.string().datetime()`, so the OpenAPI document still says `date-time`.
- */
-class IsoTimestamp extends z.ZodString {
-  static readonly pattern = z.datetimeRegex({ precision: null, offset: false, local: false });
-  override _parse(input: z.ParseInput): z.ParseReturnType<string> {
-    return typeof input.data === 'string' && IsoTimestamp.pattern.test(input.data) ? z.OK(input.data) : super._parse(input);
-  }
-}
-
-const isoTimestamp = new IsoTimestamp(z.string().datetime()._def).describe('ISO 8601 timestamp, UTC');
+const isoTimestamp = z.string().datetime().describe('ISO 8601 timestamp, UTC');
 const entityId = z.number().int().positive();
 
 export const ChainSchema = z.enum(['evm', 'solana']).describe('Wallet family');
@@ -172,16 +160,14 @@ export const FollowResultSchema = z.object({
 });
 export type FollowResult = z.infer<typeof FollowResultSchema>;
 
-/**
- * tRPC checks every answer with `parseAsync`, which in zod 3 awaits a promise per field and
- * per item: twice the work of `parse` for a page. The response schemas have no async
- * refinements, so their async entry points run the synchronous parse.
- */
-function parsedSynchronously(schema: z.ZodTypeAny): void {
-  schema.parseAsync = async (data, params) => schema.parse(data, params);
-  schema.safeParseAsync = async (data, params) => schema.safeParse(data, params);
-}
+// tRPC checks every input and every answer with these schemas' parseAsync: a compiled check,
+// then zod only for what it does not pass (see schema-check.ts).
 for (const schema of [
+  NonceQuerySchema,
+  VerifyBodySchema,
+  PageQuerySchema,
+  ProviderListQuerySchema,
+  ProviderIdParamsSchema,
   NonceResponseSchema,
   TokenResponseSchema,
   UserSchema,
@@ -191,7 +177,7 @@ for (const schema of [
   FollowedProviderPageSchema,
   FollowResultSchema,
 ]) {
-  parsedSynchronously(schema);
+  parseQuickly(schema);
 }
 
 // ── Errors and service endpoints ────────────────────────────────────────────

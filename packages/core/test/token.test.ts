@@ -199,6 +199,20 @@ describe.each(ALGORITHMS)('token service with an $name key', ({ name: alg, keyTy
     await expectAuthError(tokens.verify(`${header}.${payload}`), 'UNAUTHORIZED');
   });
 
+  it('remembers a verified token, but not for its tampered copies, and not past its expiry', async () => {
+    let clock = new Date('2024-01-01T00:00:00Z');
+    const tokens = await service({ now: () => clock });
+    const { token } = await tokens.issue(SUBJECT);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    await expect(tokens.verify(token)).resolves.toMatchObject({ userId: 42 });
+    await expect(tokens.verify(token)).resolves.toMatchObject({ userId: 42 });
+    const forged = `${header}.${b64url({ ...decodePart(token, 1), sub: '1' })}.${signature}`;
+    await expectAuthError(tokens.verify(forged), 'UNAUTHORIZED');
+    await expectAuthError(tokens.verify(`${header}.${payload}.${signature}x`), 'UNAUTHORIZED');
+    clock = new Date(clock.getTime() + 30 * DAY + 31_000);
+    await expectAuthError(tokens.verify(token), 'TOKEN_EXPIRED');
+  });
+
   it('answers UNAUTHORIZED for malformed tokens', async () => {
     const tokens = await service();
     for (const token of ['', 'abc', 'a.b.c', '...', 'Bearer x.y.z', `${b64url({})}.${b64url({})}.AAAA`]) {

@@ -69,7 +69,17 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  executeCompiledDirectly(db, async (text, parameters) => (await pool.query(text, parameters as unknown[])).rows);
+  executeCompiledDirectly(db, async ({ name, sql, parameters }) => {
+    if (name === undefined) return (await pool.query(sql, parameters)).rows;
+    try {
+      return (await pool.query({ name, text: sql, values: parameters })).rows;
+    } catch (error) {
+      // A migration that changed a column's type under a statement this connection prepared
+      // earlier: PostgreSQL refuses the stale plan. The query itself is sound; run it unnamed.
+      if ((error as { code?: string }).code !== '0A000') throw error;
+      return (await pool.query(sql, parameters)).rows;
+    }
+  });
   return {
     db,
     backend: 'postgres',

@@ -7,6 +7,7 @@ import type {
   SortOrder,
 } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
+import { runCompiled } from './compiled-query.js';
 import { isForeignKeyViolation } from './errors.js';
 import type { Database } from './schema.js';
 
@@ -66,7 +67,9 @@ function pageResult<T>(items: T[], request: PageRequest, total: number): PageRes
 
 /** The catalogue total, kept exact by triggers: no count(*) over the table. */
 export async function countProviders(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('catalogue_counters').select('provider_count').executeTakeFirst();
+  const [row] = await runCompiled(db, 'countProviders', [], () =>
+    db.selectFrom('catalogue_counters').select('provider_count'),
+  );
   return row?.provider_count ?? 0;
 }
 
@@ -84,60 +87,56 @@ export async function listProviders(
   if (offset >= total) return pageResult([], request, total);
   const column = SORT_COLUMNS[request.sortBy];
   const { order } = request;
-  let keys = db.selectFrom('providers').select('id').orderBy(column, order);
-  if (column !== 'id') keys = keys.orderBy('id', order);
-  let page = db
-    .selectFrom('providers as p')
-    .innerJoin(keys.limit(request.limit).offset(offset).as('k'), 'k.id', 'p.id')
-    .select(PROVIDER_COLUMNS)
-    .orderBy(`p.${column}`, order);
-  if (column !== 'id') page = page.orderBy('p.id', order);
-  const rows = await page.execute();
+  // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
+  // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
+  // providers) must not become possible for any mix of pages.
+  const key = `listProviders:${column}:${order}`;
+  const rows = await runCompiled(
+    db,
+    key,
+    [request.limit, offset],
+    (limit, skip) => {
+      let keys = db.selectFrom('providers').select('id').orderBy(column, order);
+      if (column !== 'id') keys = keys.orderBy('id', order);
+      let page = db
+        .selectFrom('providers as p')
+        .innerJoin(keys.limit(limit).offset(skip).as('k'), 'k.id', 'p.id')
+        .select(PROVIDER_COLUMNS)
+        .orderBy(`p.${column}`, order);
+      if (column !== 'id') page = page.orderBy('p.id', order);
+      return page;
+    },
+    { prepare: false },
+  );
   return pageResult(rows.map(toProvider), request, total);
 }
 
 export async function findProvider(db: Kysely<Database>, id: number): Promise<Provider | undefined> {
-  const row = await db.selectFrom('providers as p').select(PROVIDER_COLUMNS).where('p.id', '=', id).executeTakeFirst();
+  const [row] = await runCompiled(db, 'findProvider', [id], (providerId) =>
+    db.selectFrom('providers as p').select(PROVIDER_COLUMNS).where('p.id', '=', providerId),
+  );
   return row && toProvider(row);
 }
 
 const DAY_MS = 86_400_000;
 
-/**
- * Statistics of a provider: follower figures from the follow relation itself, signal
- * figures from provider_stats (the signals live outside this service).
- */
-export async function findProviderStats(
-  db: Kysely<Database>,
-  id: number,
-  now: Date,
-): Promise<ProviderStats | undefined> {
-  const since7d = new Date(now.getTime() - 7 * DAY_MS);
-  const since30d = new Date(now.getTime() - 30 * DAY_MS);
-  const row = await db
-    .selectFrom('providers as p')
-    .leftJoin('provider_stats as s', 's.provider_id', 'p.id')
-    .select([
-      'p.id',
-      'p.follower_count',
-      'p.created_at',
-      's.total_signals',
-      's.win_rate',
-      's.avg_return_pct',
-      's.total_return_pct',
-      's.max_drawdown_pct',
-      's.last_signal_at',
-      's.updated_at',
-      sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${since7d})`.as(
-        'gained_7d',
-      ),
-      sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${since30d})`.as(
-        'gained_30d',
-      ),
-    ])
-    .where('p.id', '=', id)
-    .executeTakeFirst();
-  if (!row) return undefined;
+interface ProviderStatsRow {
+  id: number;
+  follower_count: number;
+  created_at: Date;
+  total_signals: number | null;
+  win_rate: number | null;
+  avg_return_pct: number | null;
+  total_return_pct: number | null;
+  max_drawdown_pct: number | null;
+  last_signal_at: Date | null;
+  updated_at: Date | null;
+  gained_7d: number;
+  gained_30d: number;
+}
+
+/** The one place a stats row becomes wire ProviderStats; a provider without stats shows zeros. */
+export function toProviderStats(row: ProviderStatsRow): ProviderStats {
   return {
     providerId: row.id,
     followerCount: row.follower_count,
@@ -153,6 +152,44 @@ export async function findProviderStats(
   };
 }
 
+/**
+ * Statistics of a provider: follower figures from the follow relation itself, signal
+ * figures from provider_stats (the signals live outside this service).
+ */
+export async function findProviderStats(
+  db: Kysely<Database>,
+  id: number,
+  now: Date,
+): Promise<ProviderStats | undefined> {
+  const since7d = new Date(now.getTime() - 7 * DAY_MS);
+  const since30d = new Date(now.getTime() - 30 * DAY_MS);
+  const [row] = await runCompiled(db, 'findProviderStats', [id, since7d, since30d], (providerId, after7d, after30d) =>
+    db
+      .selectFrom('providers as p')
+      .leftJoin('provider_stats as s', 's.provider_id', 'p.id')
+      .select([
+        'p.id',
+        'p.follower_count',
+        'p.created_at',
+        's.total_signals',
+        's.win_rate',
+        's.avg_return_pct',
+        's.total_return_pct',
+        's.max_drawdown_pct',
+        's.last_signal_at',
+        's.updated_at',
+        sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after7d})`.as(
+          'gained_7d',
+        ),
+        sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after30d})`.as(
+          'gained_30d',
+        ),
+      ])
+      .where('p.id', '=', providerId),
+  );
+  return row && toProviderStats(row);
+}
+
 export type FollowOutcome = FollowResult | 'provider-not-found' | 'user-not-found';
 
 /** Reads the provider's count after a follow change, and whether the user still exists. */
@@ -162,11 +199,12 @@ async function followState(
   providerId: number,
   following: boolean,
 ): Promise<FollowOutcome> {
-  const row = await db
-    .selectFrom('providers')
-    .select(['follower_count', sql<boolean>`exists (select 1 from users u where u.id = ${userId})`.as('user_exists')])
-    .where('id', '=', providerId)
-    .executeTakeFirst();
+  const [row] = await runCompiled(db, 'followState', [userId, providerId], (user, provider) =>
+    db
+      .selectFrom('providers')
+      .select(['follower_count', sql<boolean>`exists (select 1 from users u where u.id = ${user})`.as('user_exists')])
+      .where('id', '=', provider),
+  );
   if (!row) return 'provider-not-found';
   if (!row.user_exists) return 'user-not-found';
   return { providerId, following, followerCount: row.follower_count };
@@ -181,11 +219,12 @@ export async function followProvider(
   input: { userId: number; providerId: number; now: Date },
 ): Promise<FollowOutcome> {
   try {
-    await db
-      .insertInto('follows')
-      .values({ user_id: input.userId, provider_id: input.providerId, created_at: input.now })
-      .onConflict((oc) => oc.columns(['user_id', 'provider_id']).doNothing())
-      .execute();
+    await runCompiled(db, 'followProvider', [input.userId, input.providerId, input.now], (user, provider, at) =>
+      db
+        .insertInto('follows')
+        .values({ user_id: user, provider_id: provider, created_at: at })
+        .onConflict((oc) => oc.columns(['user_id', 'provider_id']).doNothing()),
+    );
   } catch (error) {
     if (!isForeignKeyViolation(error)) throw error;
     // The provider or the user does not exist; followState says which.
@@ -198,11 +237,9 @@ export async function unfollowProvider(
   db: Kysely<Database>,
   input: { userId: number; providerId: number },
 ): Promise<FollowOutcome> {
-  await db
-    .deleteFrom('follows')
-    .where('user_id', '=', input.userId)
-    .where('provider_id', '=', input.providerId)
-    .execute();
+  await runCompiled(db, 'unfollowProvider', [input.userId, input.providerId], (user, provider) =>
+    db.deleteFrom('follows').where('user_id', '=', user).where('provider_id', '=', provider),
+  );
   return followState(db, input.userId, input.providerId, false);
 }
 

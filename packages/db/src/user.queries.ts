@@ -1,5 +1,6 @@
 import type { Chain, User } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
+import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 interface UserRow {
@@ -29,11 +30,12 @@ export const followingCountColumn = sql<number>`(select count(*) from follows f 
 );
 
 export async function findUserById(db: Kysely<Database>, id: number): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select(['id', 'wallet', 'chain', 'created_at', 'last_login_at', followingCountColumn])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await runCompiled(db, 'findUserById', [id], (userId) =>
+    db
+      .selectFrom('users')
+      .select(['id', 'wallet', 'chain', 'created_at', 'last_login_at', followingCountColumn])
+      .where('id', '=', userId),
+  );
   return row && toUser(row);
 }
 

@@ -1,0 +1,261 @@
+/**
+ * The floor: a hand-written Fastify + pg service answering the benchmarked endpoints with the
+ * same SQL and the same JSON bodies as the service, and nothing else: no tRPC, no OpenAPI
+ * mapping, no zod, no Kysely, hand-rolled parameter checks. Rows become bodies through the db
+ * package's own mappers (plain functions), so the bodies are the same by construction.
+ * Run as a child process by the bench.
+ *
+ * Two deliberate differences, both from the issue: `/offset/providers` is the page query with
+ * a plain OFFSET (the naive deep page), and `/me` and follow take the user id from the bearer
+ * token without checking its signature (the service's token check is what is being priced).
+ */
+import { buildAuthMessage, generateNonce, NONCE_PATTERN, type Provider } from '@signal/core';
+import { createTokenService } from '@signal/core/token';
+import { parseWallet } from '@signal/core/wallet';
+import { toProvider, toProviderStats, toUser } from '@signal/db';
+import Fastify, { type FastifyReply } from 'fastify';
+import pg from 'pg';
+import { bareVerifyEvm, bareVerifySolana } from './wallets.js';
+
+const env = process.env;
+const INT8 = 20;
+const NUMERIC = 1700;
+const pool = new pg.Pool({
+  connectionString: env.DATABASE_URL,
+  max: Number(env.DATABASE_POOL_SIZE ?? 10),
+  types: {
+    getTypeParser: ((oid: number, format?: 'text') =>
+      oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  },
+});
+const tokens = await createTokenService({
+  privateKeyPem: env.JWT_PRIVATE_KEY ?? '',
+  issuer: 'signal-auth',
+  audience: 'signal-api',
+});
+
+const SORT: Record<string, string> = {
+  followerCount: 'follower_count',
+  createdAt: 'created_at',
+  name: 'name',
+  id: 'id',
+};
+const COLUMNS = 'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at';
+const DIGITS = /^[0-9]+$/;
+
+function fail(reply: FastifyReply, status: number, code: string, message: string) {
+  return reply.code(status).send({ code, message });
+}
+
+function pageQuery(query: Record<string, string | undefined>) {
+  const { page = '1', limit = '20', sortBy = 'followerCount', order = 'desc' } = query;
+  if (!DIGITS.test(page) || !DIGITS.test(limit) || !(sortBy in SORT) || (order !== 'asc' && order !== 'desc')) {
+    return null;
+  }
+  const p = Number(page);
+  const l = Number(limit);
+  if (p < 1 || l < 1 || l > 100) return null;
+  const column = SORT[sortBy] as string;
+  // Ties broken by id in the same direction, as the service does.
+  const orderBy = (prefix: string) =>
+    column === 'id' ? `${prefix}id ${order}` : `${prefix}${column} ${order}, ${prefix}id ${order}`;
+  return { page: p, limit: l, offset: (p - 1) * l, orderBy };
+}
+
+/** One page; `deferred` picks the ids from the sort index first, like the service. */
+async function listPage(query: Record<string, string | undefined>, reply: FastifyReply, deferred: boolean) {
+  const q = pageQuery(query);
+  if (!q) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  const total: number =
+    (await pool.query('select provider_count from catalogue_counters')).rows[0]?.provider_count ?? 0;
+  let items: Provider[] = [];
+  if (q.offset < total) {
+    const text = deferred
+      ? `select ${COLUMNS} from providers p inner join (select id from providers order by ${q.orderBy('')} limit $1 offset $2) k on k.id = p.id order by ${q.orderBy('p.')}`
+      : `select ${COLUMNS} from providers p order by ${q.orderBy('p.')} limit $1 offset $2`;
+    items = (await pool.query(text, [q.limit, q.offset])).rows.map(toProvider);
+  }
+  return { items, page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) };
+}
+
+function providerId(params: unknown): number | null {
+  const id = (params as { id: string }).id;
+  return DIGITS.test(id) && Number(id) >= 1 && Number(id) <= Number.MAX_SAFE_INTEGER ? Number(id) : null;
+}
+
+/** The user id of a bearer token, read without verifying it (see the header comment). */
+function bearerUserId(authorization: string | undefined): number | null {
+  const payload = authorization?.split('.')[1];
+  if (!payload) return null;
+  const sub = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).sub;
+  return typeof sub === 'string' && DIGITS.test(sub) ? Number(sub) : null;
+}
+
+async function followState(userId: number, providerId: number, following: boolean) {
+  const { rows } = await pool.query(
+    'select follower_count, exists (select 1 from users u where u.id = $1) as user_exists from providers where id = $2',
+    [userId, providerId],
+  );
+  const row = rows[0];
+  if (!row?.user_exists) return null;
+  return { providerId, following, followerCount: row.follower_count };
+}
+
+const app = Fastify({ logger: false });
+
+app.get('/ready', async () => {
+  await pool.query('select 1');
+  return { status: 'ready' };
+});
+
+app.get('/providers', (req, reply) => listPage(req.query as Record<string, string>, reply, true));
+app.get('/offset/providers', (req, reply) => listPage(req.query as Record<string, string>, reply, false));
+
+app.get('/providers/:id', async (req, reply) => {
+  const id = providerId(req.params);
+  if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid id');
+  const { rows } = await pool.query(`select ${COLUMNS} from providers p where p.id = $1`, [id]);
+  return rows[0] ? toProvider(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+});
+
+const DAY_MS = 86_400_000;
+
+app.get('/providers/:id/stats', async (req, reply) => {
+  const id = providerId(req.params);
+  if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid id');
+  const now = Date.now();
+  const { rows } = await pool.query(
+    `select p.id, p.follower_count, p.created_at, s.total_signals, s.win_rate, s.avg_return_pct, s.total_return_pct,
+            s.max_drawdown_pct, s.last_signal_at, s.updated_at,
+            (select count(*) from follows f where f.provider_id = p.id and f.created_at > $1) as gained_7d,
+            (select count(*) from follows f where f.provider_id = p.id and f.created_at > $2) as gained_30d
+     from providers p left join provider_stats s on s.provider_id = p.id where p.id = $3`,
+    [new Date(now - 7 * DAY_MS), new Date(now - 30 * DAY_MS), id],
+  );
+  return rows[0] ? toProviderStats(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+});
+
+app.get('/auth/nonce', async (req, reply) => {
+  const { wallet: input } = req.query as { wallet?: string };
+  let wallet: ReturnType<typeof parseWallet>;
+  try {
+    wallet = parseWallet(input ?? '');
+  } catch {
+    return fail(reply, 400, 'INVALID_WALLET', 'Invalid wallet');
+  }
+  const issuedAt = new Date();
+  const expiresAt = new Date(issuedAt.getTime() + 300_000);
+  const nonce = generateNonce();
+  // The service's cap: at most 10 live nonces per wallet, counted under a per-wallet lock.
+  const client = await pool.connect();
+  let issued: boolean;
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`auth_nonces:${wallet.wallet}`]);
+    const inserted = await client.query(
+      `insert into auth_nonces (nonce, wallet, issued_at, expires_at)
+       select $1::text, $2::text, $3::timestamptz, $4::timestamptz
+       where (select count(*) from auth_nonces where wallet = $2 and used_at is null and expires_at > $3) < 10
+       returning nonce`,
+      [nonce, wallet.wallet, issuedAt, expiresAt],
+    );
+    await client.query('commit');
+    issued = inserted.rowCount === 1;
+  } finally {
+    client.release();
+  }
+  if (!issued) return fail(reply, 429, 'RATE_LIMITED', 'This wallet already holds 10 unused nonces');
+  return { nonce, message: buildAuthMessage(nonce), ...wallet, expiresAt: expiresAt.toISOString() };
+});
+
+app.post('/auth/verify', async (req, reply) => {
+  const body = req.body as { wallet?: unknown; signature?: unknown; nonce?: unknown } | null;
+  const { wallet: input, signature, nonce } = body ?? {};
+  if (typeof input !== 'string' || typeof signature !== 'string' || typeof nonce !== 'string') {
+    return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid body');
+  }
+  let wallet: ReturnType<typeof parseWallet>;
+  try {
+    wallet = parseWallet(input);
+  } catch {
+    return fail(reply, 400, 'INVALID_WALLET', 'Invalid wallet');
+  }
+  const now = new Date();
+  if (!NONCE_PATTERN.test(nonce)) return fail(reply, 401, 'INVALID_NONCE', 'nonce is unknown');
+  const found = (await pool.query('select wallet, expires_at, used_at from auth_nonces where nonce = $1', [nonce]))
+    .rows[0];
+  if (!found || found.wallet !== wallet.wallet || found.used_at || found.expires_at <= now) {
+    return fail(reply, 401, 'INVALID_NONCE', 'nonce is not usable');
+  }
+  const verify = wallet.chain === 'evm' ? bareVerifyEvm : bareVerifySolana;
+  if (!verify(wallet.wallet, buildAuthMessage(nonce), signature)) {
+    return fail(reply, 401, 'INVALID_SIGNATURE', 'signature is not valid');
+  }
+  const { rows } = await pool.query(
+    `with consumed as (
+       update auth_nonces set used_at = $1 where nonce = $2 and wallet = $3 and used_at is null and expires_at > $1
+       returning wallet)
+     insert into users (wallet, chain, created_at, last_login_at)
+     select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
+     on conflict (wallet) do update set last_login_at = excluded.last_login_at
+     returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
+       (select count(*) from follows f where f.user_id = users.id) as following_count`,
+    [now, nonce, wallet.wallet, wallet.chain],
+  );
+  const row = rows[0];
+  if (!row) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');
+  const issued = await tokens.issue({ userId: row.id, wallet: wallet.wallet, chain: wallet.chain });
+  return {
+    token: issued.token,
+    tokenType: 'Bearer',
+    expiresAt: issued.expiresAt.toISOString(),
+    user: toUser(row),
+    isNewUser: row.inserted,
+  };
+});
+
+app.get('/me', async (req, reply) => {
+  const userId = bearerUserId(req.headers.authorization);
+  if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'Bearer token required');
+  const { rows } = await pool.query(
+    `select id, wallet, chain, created_at, last_login_at,
+       (select count(*) from follows f where f.user_id = users.id) as following_count
+     from users where id = $1`,
+    [userId],
+  );
+  return rows[0] ? toUser(rows[0]) : fail(reply, 404, 'WALLET_NOT_FOUND', 'user not found');
+});
+
+app.post('/providers/:id/follow', async (req, reply) => {
+  const id = providerId(req.params);
+  const userId = bearerUserId(req.headers.authorization);
+  if (id === null || userId === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  try {
+    await pool.query(
+      'insert into follows (user_id, provider_id, created_at) values ($1, $2, $3) on conflict (user_id, provider_id) do nothing',
+      [userId, id, new Date()],
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code !== '23503') throw error;
+  }
+  return (await followState(userId, id, true)) ?? fail(reply, 404, 'PROVIDER_NOT_FOUND', 'not found');
+});
+
+app.delete('/providers/:id/follow', async (req, reply) => {
+  const id = providerId(req.params);
+  const userId = bearerUserId(req.headers.authorization);
+  if (id === null || userId === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  await pool.query('delete from follows where user_id = $1 and provider_id = $2', [userId, id]);
+  return (await followState(userId, id, false)) ?? fail(reply, 404, 'PROVIDER_NOT_FOUND', 'not found');
+});
+
+await app.listen({ port: Number(env.PORT), host: '127.0.0.1' });
+
+const shutdown = () => {
+  app
+    .close()
+    .then(() => pool.end())
+    .then(() => process.exit(0));
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

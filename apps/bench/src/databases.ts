@@ -1,0 +1,115 @@
+/**
+ * The bench catalogues: one database per size on the server of BENCH_DATABASE_URL, migrated
+ * and seeded by the db package. A database already holding exactly that many providers is
+ * reused, so a rerun starts in seconds instead of reseeding a million rows.
+ */
+import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
+import pg from 'pg';
+
+/** A database the bench may create databases from (like TEST_DATABASE_URL for the tests). */
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface Catalogue {
+  name: string;
+  url: string;
+  providers: number;
+  /** Seconds spent seeding; 0 when an existing database was reused. */
+  seededSeconds: number;
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const admin = <T>(run: (client: pg.Client) => Promise<T>) => withClient(ADMIN_URL, run);
+
+function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function providerCount(url: string): Promise<number | null> {
+  return withClient(url, async (client) => {
+    try {
+      const { rows } = await client.query('select provider_count from catalogue_counters');
+      return Number(rows[0]?.provider_count ?? 0);
+    } catch {
+      return null; // not migrated yet
+    }
+  });
+}
+
+export async function prepareCatalogue(providers: number, log: (line: string) => void): Promise<Catalogue> {
+  const name = `signal_bench_${providers}`;
+  const url = databaseUrl(name);
+  let exists = await admin(
+    async (client) => (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1,
+  );
+  const count = exists ? await providerCount(url) : null;
+  if (count !== null && count > 0 && count !== providers) {
+    log(`${name} holds ${count} providers, not ${providers}: recreating it`);
+    await admin((client) => client.query(`drop database ${name} with (force)`));
+    exists = false;
+  }
+  if (!exists) await admin((client) => client.query(`create database ${name}`));
+
+  const database = createDatabase({ url, poolSize: 2 });
+  let seededSeconds = 0;
+  try {
+    await migrateToLatest(database.db);
+    const started = performance.now();
+    const seeded = await seedDemoCatalogue(database.db, { providers });
+    seededSeconds = seeded ? (performance.now() - started) / 1000 : 0;
+    if (seeded) {
+      log(`${name}: seeded ${providers} providers and ${seeded.follows} follows in ${seededSeconds.toFixed(1)} s`);
+    } else {
+      log(`${name}: reusing ${providers} providers`);
+    }
+    // Sign-in nonces of earlier runs are dead weight.
+    await database.db.deleteFrom('auth_nonces').where('expires_at', '<', new Date()).execute();
+  } finally {
+    await database.close();
+  }
+  // A previous run's follows, unfollows and logins leave dead rows and clear visibility-map
+  // bits, which would turn deep pages' index-only scans into heap visits.
+  await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users, auth_nonces'));
+  return { name, url, providers, seededSeconds };
+}
+
+/**
+ * Waits until the database has no statement running for the bench's servers: a run that
+ * ends with queued slow queries (a plain-OFFSET deep page) must not bleed into the next.
+ */
+export function settle(url: string, timeoutMs = 60_000): Promise<void> {
+  return withClient(url, async (client) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const { rows } = await client.query(
+        `select count(*)::int as busy from pg_stat_activity
+         where datname = current_database() and backend_type = 'client backend' and state = 'active'
+           and pid <> pg_backend_pid()`,
+      );
+      if (rows[0]?.busy === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+}
+
+/** `count` provider ids in random order, for requests spread over the whole catalogue. */
+export function randomProviderIds(url: string, count: number): Promise<number[]> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query('select id::int from providers order by random() limit $1', [count]);
+    return rows.map((row) => row.id as number);
+  });
+}
+
+export async function serverVersion(): Promise<string> {
+  return admin(async (client) => (await client.query('show server_version')).rows[0]?.server_version ?? 'unknown');
+}

@@ -1,0 +1,297 @@
+/**
+ * `pnpm bench`: the service beside a bare Fastify + pg baseline, measured in one run on the
+ * same machine (see BENCH.md). Options:
+ *   --quick              10k catalogue only, about a second per run (CI runs this)
+ *   --out <file.json>    also write the results as JSON
+ *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
+ *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana)
+ *   --profile            run both servers under `node --cpu-prof`; print where their time went
+ *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
+ * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildAuthMessage, generateNonce } from '@signal/core';
+import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
+import { createDatabase } from '@signal/db';
+import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
+import { compare, compareOps, type LoadPlan, type Sample } from './load.js';
+import { checkParity } from './parity.js';
+import { summariseProfile } from './profile.js';
+import {
+  progressLine,
+  type Report,
+  type Row,
+  row,
+  textTable,
+  updateBenchMarkdown,
+  verdictLines,
+  writeJson,
+} from './report.js';
+import { type Bench, SCENARIO_KEYS, scenarios } from './scenarios.js';
+import { API_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
+import { signIn } from './sign-in.js';
+import { judge } from './targets.js';
+import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BENCH_MD = join(HERE, '..', 'BENCH.md');
+const PROFILE_DIR = join(HERE, '..', 'artifacts', 'profiles');
+
+const { values: args } = parseArgs({
+  // pnpm passes a literal `--` through (`pnpm bench -- --quick`).
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    connections: { type: 'string' },
+    seconds: { type: 'string' },
+    warmup: { type: 'string' },
+    rounds: { type: 'string' },
+  },
+});
+
+const quick = args.quick === true;
+const profileArgs = (side: string) => (args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, side)}`] : []);
+const only = args.only ? new Set(args.only.split(',').map((key) => key.trim())) : null;
+const wanted = (key: string) => only === null || only.has(key);
+const numberArg = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value));
+const connections = numberArg(args.connections, 50);
+const plan = {
+  warmupSeconds: numberArg(args.warmup, quick ? 0.5 : 2),
+  seconds: numberArg(args.seconds, quick ? 1 : 4),
+  rounds: numberArg(args.rounds, quick ? 2 : 5),
+};
+const rawSeconds = quick ? 0.3 : 1.5;
+/** The catalogue under load, and (full run) the small one page 1 is compared with. */
+const sizes = quick ? [10_000] : [1_000_000, 10_000];
+const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1_000}k`);
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Raw verification: core's functions against the bare native calls, one core, no I/O. */
+function rawCeiling(evm: BenchWallet[], solana: BenchWallet[]): Map<string, Row> {
+  const rows = new Map<string, Row>();
+  for (const [key, name, wallets, core, bare] of [
+    ['raw-evm', 'verify EVM, raw (ops/s)', evm, verifyEvmSignature, bareVerifyEvm],
+    ['raw-solana', 'verify Solana, raw (ops/s)', solana, verifySolanaSignature, bareVerifySolana],
+  ] as const) {
+    const inputs = Array.from({ length: 1_000 }, (_, i) => {
+      const wallet = wallets[i % wallets.length] as BenchWallet;
+      const message = buildAuthMessage(generateNonce());
+      return [wallet.address, message, wallet.sign(message)] as const;
+    });
+    const [coreOps, bareOps] = compareOps(
+      inputs,
+      (input) => core(...input),
+      (input) => bare(...input),
+      rawSeconds,
+      plan.rounds,
+    );
+    const note =
+      key === 'raw-evm' ? 'baseline: secp256k1.ecdsaRecover + keccak' : 'baseline: crypto.verify, cached key';
+    rows.set(key, row(name, { rps: coreOps, p50: null, p99: null }, { rps: bareOps, p50: null, p99: null }, note));
+    log(`${name}: core ${Math.round(coreOps)}/s, bare ${Math.round(bareOps)}/s`);
+  }
+  return rows;
+}
+
+async function newestProfile(side: string): Promise<string | null> {
+  const dir = join(PROFILE_DIR, side);
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.cpuprofile'));
+  let newest: { path: string; at: number } | null = null;
+  for (const file of files) {
+    const path = join(dir, file);
+    const at = (await stat(path)).mtimeMs;
+    if (!newest || at > newest.at) newest = { path, at };
+  }
+  return newest?.path ?? null;
+}
+
+interface CatalogueRun {
+  rows: Map<string, Row>;
+  readyMs: number[];
+  peakRssMb: number | null;
+}
+
+/** The API as production runs it, on `catalogue`. */
+function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[] = []) {
+  return {
+    name: `api ${sizeLabel(catalogue.providers)}`,
+    script: API_MAIN,
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: catalogue.url,
+      DATA_DIR: join(HERE, '..', 'artifacts', 'data'),
+      SEED_PROVIDERS: '0',
+      AUTH_RATE_LIMIT_PER_MINUTE: '0',
+      JWT_PRIVATE_KEY: privateKeyPem,
+    },
+    nodeArgs,
+  };
+}
+
+async function runCatalogue(
+  catalogue: Catalogue,
+  small: Catalogue | undefined,
+  privateKeyPem: string,
+  wallets: { evm: BenchWallet[]; solana: BenchWallet[] },
+  starts: number,
+): Promise<CatalogueRun> {
+  const size = sizeLabel(catalogue.providers);
+  // Start to ready, measured on a migrated, seeded database as a restart in production is.
+  const readyMs: number[] = [];
+  let api: ServerProcess | undefined;
+  for (let i = 0; i < starts; i++) {
+    await api?.stop();
+    api = await startServer(apiSpec(catalogue, privateKeyPem, profileArgs('api')));
+    readyMs.push(api.readyMs);
+  }
+  const running = api as ServerProcess;
+  // Page 1 of the small catalogue, served at the same time, so both sizes meet the same noise.
+  const smallApi = small && wanted('scale') ? await startServer(apiSpec(small, privateKeyPem)) : undefined;
+  const baseline = await startServer({
+    name: `baseline ${size}`,
+    script: BASELINE_MAIN,
+    env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+    nodeArgs: profileArgs('baseline'),
+  });
+  log(
+    `${size}: API ready in ${readyMs.map((v) => `${Math.round(v)} ms`).join(', ')}; baseline in ${Math.round(baseline.readyMs)} ms`,
+  );
+  const database = createDatabase({ url: catalogue.url, poolSize: 2 });
+  const idle = async () => {
+    await settle(catalogue.url);
+    if (small) await settle(small.url);
+  };
+  const rows = new Map<string, Row>();
+  let peakRssMb: number | null = null;
+  // Requests each server answered, for the per-request figures of a profile.
+  const served = new Map<string, number>();
+  const count = (url: string, n: number) => served.set(url, (served.get(url) ?? 0) + n);
+  try {
+    const users = [];
+    for (const wallet of wallets.evm.slice(0, connections)) users.push(await signIn(running.url, wallet));
+    const bench: Bench = {
+      api: running,
+      baseline,
+      small: smallApi && { api: smallApi, size: sizeLabel((small as Catalogue).providers) },
+      database,
+      size,
+      deepPage: Math.min(5_000, Math.floor((catalogue.providers / 20) * 0.8)),
+      ids: await randomProviderIds(catalogue.url, 5_000),
+      users,
+      evm: wallets.evm,
+      solana: wallets.solana,
+      connections,
+    };
+    await checkParity(bench);
+    const loadPlan: LoadPlan = { ...plan, connections, between: idle };
+    for (const scenario of scenarios(bench).filter((s) => wanted(s.key))) {
+      const result = await compare(
+        scenario.service,
+        scenario.baseline,
+        loadPlan,
+        scenario.watchRss ? () => running.rssMb() : undefined,
+      );
+      if (result.peakRssMb !== null) peakRssMb = Math.max(peakRssMb ?? 0, result.peakRssMb);
+      count(scenario.service.url, result.service.served);
+      if (scenario.baseline && result.baseline) count(scenario.baseline.url, result.baseline.served);
+      const failures = result.service.failed + (result.baseline?.failed ?? 0);
+      const notes = [scenario.note, failures > 0 ? `${failures} failed responses` : undefined].filter(Boolean);
+      const key = scenario.key;
+      const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs });
+      const baselineFigures = result.baseline && figures(result.baseline);
+      rows.set(key, row(scenario.name, figures(result.service), baselineFigures, notes.join('; ') || undefined));
+      log(progressLine(rows.get(key) as Row));
+    }
+  } finally {
+    await database.close();
+    await running.stop();
+    await baseline.stop();
+    await smallApi?.stop();
+  }
+  if (args.profile) {
+    for (const [side, server] of [
+      ['api', running],
+      ['baseline', baseline],
+    ] as const) {
+      const profile = await newestProfile(side);
+      if (profile) log(`\n${side}: ${await summariseProfile(profile, served.get(server.url) ?? 0)}`);
+    }
+  }
+  return { rows, readyMs, peakRssMb };
+}
+
+async function main() {
+  const started = performance.now();
+  const loadBefore = loadavg()[0] as number;
+  if (args.profile) await rm(PROFILE_DIR, { recursive: true, force: true });
+  await mkdir(PROFILE_DIR, { recursive: true });
+  const catalogues: Catalogue[] = [];
+  for (const size of sizes) catalogues.push(await prepareCatalogue(size, log));
+  const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const wallets = {
+    evm: Array.from({ length: Math.max(connections, 200) }, evmWallet),
+    solana: Array.from({ length: 200 }, solanaWallet),
+  };
+
+  const rows = new Map<string, Row>();
+  if (wanted('raw')) for (const [key, value] of rawCeiling(wallets.evm, wallets.solana)) rows.set(key, value);
+
+  const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
+  const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
+  for (const [key, value] of result.rows) rows.set(key, value);
+  const { readyMs, peakRssMb } = result;
+
+  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS];
+  const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
+  const cpu = cpus();
+  const report: Report = {
+    machine: {
+      cpu: cpu[0]?.model.trim() ?? 'unknown',
+      cores: cpu.length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.versions.node,
+      postgres: await serverVersion(),
+      os: `${type()} ${release()}`,
+      // Other work on the machine skews every figure: the 1-minute load at start and end.
+      loadAverage: [loadBefore, loadavg()[0] as number].map((v) => Number(v.toFixed(2))),
+    },
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    settings: { connections, ...plan, catalogues: sizes },
+    rows: ordered,
+    api: { readyMs, peakRssMbUnderListLoad: peakRssMb },
+    targets: judge(rows, { readyMs, peakRssMb }),
+  };
+
+  console.log(`\n${textTable(ordered)}\n`);
+  console.log(`API start to ready: ${readyMs.map((v) => `${Math.round(v)} ms`).join(', ')}`);
+  console.log(`API peak resident memory under the list load: ${peakRssMb?.toFixed(0) ?? '–'} MB\n`);
+  console.log(`${verdictLines(report.targets)}\n`);
+  if (quick) console.log('quick mode: one-second runs on the 10k catalogue, a smoke test; judge by a full run.\n');
+  if (args.out) {
+    const out = isAbsolute(args.out) ? args.out : resolve(process.env.INIT_CWD ?? process.cwd(), args.out);
+    await writeJson(out, report);
+    log(`wrote ${out}`);
+  }
+  // BENCH.md carries the figures of a full, complete run only.
+  if (!quick && only === null && !args.profile) {
+    await updateBenchMarkdown(BENCH_MD, report);
+    log(`updated ${BENCH_MD}`);
+  }
+  log(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

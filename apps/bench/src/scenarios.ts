@@ -1,0 +1,242 @@
+/**
+ * The rows of the benchmark: for each, the requests sent to the service and to the baseline.
+ * Both sides get the same request stream (same paths, ids, tokens), so they do the same work.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DatabaseHandle } from '@signal/db';
+import type autocannon from 'autocannon';
+import type { LoadTarget } from './load.js';
+import type { ServerProcess } from './servers.js';
+import { type SignedIn, verifyBodies, verifyRequests } from './sign-in.js';
+import type { BenchWallet } from './wallets.js';
+
+export interface Bench {
+  api: ServerProcess;
+  baseline: ServerProcess;
+  /** The service on a small catalogue, for page 1 at both sizes (full run only). */
+  small?: { api: ServerProcess; size: string } | undefined;
+  database: DatabaseHandle;
+  /** Label of the catalogue size, e.g. "1M". */
+  size: string;
+  deepPage: number;
+  /** Random provider ids for detail, stats and follows. */
+  ids: number[];
+  /** Signed-in bench users, at least one per connection. */
+  users: SignedIn[];
+  evm: BenchWallet[];
+  solana: BenchWallet[];
+  connections: number;
+}
+
+/** Row keys, in table order (`--only` takes these). */
+export const SCENARIO_KEYS = [
+  'list',
+  'scale',
+  'deep',
+  'offset',
+  'name',
+  'detail',
+  'stats',
+  'trpc',
+  'me',
+  'follow',
+  'nonce',
+  'verify-evm',
+  'verify-solana',
+] as const;
+
+export interface Scenario {
+  key: (typeof SCENARIO_KEYS)[number];
+  name: string;
+  service: LoadTarget;
+  baseline: LoadTarget | null;
+  note?: string;
+  /** Sample the API's resident memory during the service's runs. */
+  watchRss?: boolean;
+}
+
+export const PAGE_1 = '/providers?page=1&limit=20';
+export const BY_NAME = '/providers?page=1&limit=20&sortBy=name&order=asc';
+export const TRPC_PAGE_1 = `/trpc/providers.list?input=${encodeURIComponent(JSON.stringify({ page: 1, limit: 20 }))}`;
+export const deepPath = (page: number) => `/providers?page=${page}&limit=20`;
+
+/** GET requests cycling through `paths`, optionally with one header set per request. */
+function get(server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]): LoadTarget {
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    requests: () => {
+      let next = 0;
+      return [
+        {
+          method: 'GET',
+          setupRequest: (request) => {
+            const i = next++;
+            return { ...request, path: paths[i % paths.length], headers: headers[i % headers.length] };
+          },
+        },
+      ];
+    },
+  };
+}
+
+/** Nonces for fresh random wallets: a wallet holds at most 10 live nonces. */
+function nonces(server: ServerProcess): LoadTarget {
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    requests: () => [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `/auth/nonce?wallet=0x${randomBytes(20).toString('hex')}` }),
+      },
+    ],
+  };
+}
+
+const bearer = (users: SignedIn[]) => users.map((user) => ({ authorization: `Bearer ${user.token}` }));
+
+/**
+ * A follow then an unfollow of the same provider by the same user, as one pair per loop of a
+ * connection. Each pair holds a (user, provider) slot of its own until the unfollow answers,
+ * so concurrent pairs never queue on one another's rows.
+ */
+function followPairs(server: ServerProcess, b: Bench): LoadTarget {
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    requests: () => {
+      const free = b.users.map((_, slot) => slot);
+      type Context = { slot?: number };
+      const slotOf = (context: object) => (context as Context).slot as number;
+      const headers = (slot: number) => ({ authorization: `Bearer ${b.users[slot]?.token}` });
+      const path = (slot: number) => `/providers/${b.ids[slot]}/follow`;
+      const pair: autocannon.Request[] = [
+        {
+          method: 'POST',
+          setupRequest: (request, context) => {
+            const slot = free.pop() as number;
+            (context as Context).slot = slot;
+            return { ...request, path: path(slot), headers: headers(slot) };
+          },
+        },
+        {
+          method: 'DELETE',
+          setupRequest: (request, context) => ({
+            ...request,
+            path: path(slotOf(context)),
+            headers: headers(slotOf(context)),
+          }),
+          onResponse: (_status, _body, context) => {
+            free.push(slotOf(context));
+          },
+        },
+      ];
+      return pair;
+    },
+  };
+}
+
+function signIns(server: ServerProcess, b: Bench, wallets: BenchWallet[]): LoadTarget {
+  // Every run sizes the next one's nonces from the rate it saw, with room to spare: autocannon
+  // only notices a stop at its next one-second tick, and a run that ran dry would spend that
+  // second on used nonces.
+  let expectedRps = 1_500;
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    async requests(seconds, stop) {
+      const count = Math.ceil(Math.max(expectedRps, 1_000) * seconds * 2) + b.connections * 4;
+      return verifyRequests(await verifyBodies(b.database, wallets, count), stop);
+    },
+    observe(sample) {
+      expectedRps = Math.max(200, sample.rps);
+    },
+  };
+}
+
+export function scenarios(b: Bench): Scenario[] {
+  const { api, baseline, size } = b;
+  const deep = deepPath(b.deepPage);
+  const details = b.ids.map((id) => `/providers/${id}`);
+  const stats = b.ids.map((id) => `/providers/${id}/stats`);
+  const me = ['/me'];
+  const scale: Scenario[] = b.small
+    ? [
+        {
+          key: 'scale',
+          name: `list page 1: ${size} vs ${b.small.size} catalogue`,
+          service: get(api, [PAGE_1]),
+          baseline: get(b.small.api, [PAGE_1]),
+          note: `baseline column: the service on the ${b.small.size} catalogue, measured in the same rounds`,
+        },
+      ]
+    : [];
+  return [
+    {
+      key: 'list',
+      name: `list page 1 (${size})`,
+      service: get(api, [PAGE_1]),
+      baseline: get(baseline, [PAGE_1]),
+      watchRss: true,
+    },
+    ...scale,
+    {
+      key: 'deep',
+      name: `list page ${b.deepPage.toLocaleString('en-US')} (${size})`,
+      service: get(api, [deep]),
+      baseline: get(baseline, [deep]),
+      note: 'both sides use the deferred join',
+    },
+    {
+      key: 'offset',
+      name: `list page ${b.deepPage.toLocaleString('en-US')} vs plain OFFSET`,
+      service: get(api, [deep]),
+      baseline: get(baseline, [`/offset${deep}`]),
+      note: 'baseline: the same page with a plain LIMIT/OFFSET over the table',
+    },
+    { key: 'name', name: 'list sorted by name', service: get(api, [BY_NAME]), baseline: get(baseline, [BY_NAME]) },
+    { key: 'detail', name: 'detail', service: get(api, details), baseline: get(baseline, details) },
+    { key: 'stats', name: 'stats', service: get(api, stats), baseline: get(baseline, stats) },
+    {
+      key: 'trpc',
+      name: 'list page 1: tRPC vs REST',
+      service: get(api, [TRPC_PAGE_1]),
+      baseline: get(api, [PAGE_1]),
+      note: "baseline column: the service's own REST route for the same procedure",
+    },
+    {
+      key: 'me',
+      name: 'GET /me',
+      service: get(api, me, bearer(b.users)),
+      baseline: get(baseline, me, bearer(b.users)),
+      note: 'baseline reads the user id from the token without verifying it',
+    },
+    {
+      key: 'follow',
+      name: 'follow + unfollow',
+      service: followPairs(api, b),
+      baseline: followPairs(baseline, b),
+      note: 'requests/s, each pair is two requests; baseline does not verify the token',
+    },
+    {
+      key: 'nonce',
+      name: 'GET /auth/nonce',
+      service: nonces(api),
+      baseline: nonces(baseline),
+      note: 'a new random wallet per request (a wallet may hold only 10 live nonces)',
+    },
+    {
+      key: 'verify-evm',
+      name: 'POST /auth/verify EVM',
+      service: signIns(api, b, b.evm),
+      baseline: signIns(baseline, b, b.evm),
+    },
+    {
+      key: 'verify-solana',
+      name: 'POST /auth/verify Solana',
+      service: signIns(api, b, b.solana),
+      baseline: signIns(baseline, b, b.solana),
+    },
+  ];
+}

@@ -1,0 +1,159 @@
+/**
+ * Differential test: the compiled checks behind the wire schemas' parseAsync against zod's own
+ * parse, on valid answers and on every one-field mutation of them. Wherever the compiled check
+ * says yes, zod must say yes and return an equal value; and parseAsync as a whole must give
+ * zod's verdict on every case.
+ */
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { compileCheck } from '../src/schema-check.js';
+import {
+  FollowedProviderPageSchema,
+  FollowResultSchema,
+  NonceResponseSchema,
+  ProviderPageSchema,
+  ProviderSchema,
+  ProviderStatsSchema,
+  TokenResponseSchema,
+  UserSchema,
+} from '../src/schemas.js';
+
+const at = '2026-11-23T10:00:00.000Z';
+const provider = {
+  id: 5,
+  name: 'Swift Edge Quant',
+  description: null,
+  avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
+  followerCount: 7,
+  createdAt: at,
+};
+const user = {
+  id: 1,
+  wallet: '0x52908400098527886E0F7030069857D2E4169EE7',
+  chain: 'evm',
+  createdAt: at,
+  lastLoginAt: at,
+  followingCount: 2,
+};
+
+const valid: [string, z.ZodTypeAny, Record<string, unknown>][] = [
+  ['Provider', ProviderSchema, provider],
+  [
+    'ProviderPage',
+    ProviderPageSchema,
+    { items: [provider, { ...provider, id: 6 }], page: 1, limit: 2, total: 9, totalPages: 5 },
+  ],
+  ['empty ProviderPage', ProviderPageSchema, { items: [], page: 9, limit: 2, total: 9, totalPages: 5 }],
+  [
+    'FollowedProviderPage',
+    FollowedProviderPageSchema,
+    { items: [{ ...provider, followedAt: at }], page: 1, limit: 20, total: 1, totalPages: 1 },
+  ],
+  [
+    'ProviderStats',
+    ProviderStatsSchema,
+    {
+      providerId: 5,
+      followerCount: 7,
+      followersGained7d: 0,
+      followersGained30d: 2,
+      totalSignals: 2099,
+      winRate: 0.7465,
+      avgReturnPct: -0.38,
+      totalReturnPct: -79.76,
+      maxDrawdownPct: 41.94,
+      lastSignalAt: null,
+      updatedAt: at,
+    },
+  ],
+  ['FollowResult', FollowResultSchema, { providerId: 5, following: true, followerCount: 8 }],
+  ['User', UserSchema, user],
+  [
+    'TokenResponse',
+    TokenResponseSchema,
+    { token: 'a.b.c', tokenType: 'Bearer', expiresAt: at, user, isNewUser: false },
+  ],
+  [
+    'NonceResponse',
+    NonceResponseSchema,
+    {
+      nonce: 'n'.repeat(32),
+      message: `Sign this message to authenticate: ${'n'.repeat(32)}`,
+      wallet: user.wallet,
+      chain: 'solana',
+      expiresAt: at,
+    },
+  ],
+];
+
+/** Values that break one rule or another, tried in every field. */
+const WRONG: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  0,
+  -1,
+  1.5,
+  1.5e300,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  2 ** 53,
+  true,
+  [],
+  {},
+  '2026-02-30T00:00:00Z',
+  '2026-11-23T10:00:00+01:00',
+  '2026-11-23 10:00:00Z',
+  '2026-11-23T10:00:00Z',
+  'evm',
+  'Bearer',
+];
+
+function mutations(value: unknown): unknown[] {
+  if (Array.isArray(value)) {
+    const sparse = [...value];
+    sparse.length += 1;
+    return [sparse, ...value.flatMap((item, i) => mutations(item).map((m) => value.map((v, j) => (j === i ? m : v))))];
+  }
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const out: unknown[] = [
+      { ...record, extra: 1 },
+      { ...record, extra: undefined },
+    ];
+    for (const [key, field] of Object.entries(record)) {
+      const { [key]: _, ...without } = record;
+      out.push(without);
+      for (const wrong of WRONG) out.push({ ...record, [key]: wrong });
+      for (const inner of mutations(field)) out.push({ ...record, [key]: inner });
+    }
+    return out;
+  }
+  return [];
+}
+
+describe.each(valid)('%s', (_name, schema, value) => {
+  const check = compileCheck(schema);
+
+  it('compiles (the fast path is really taken)', () => {
+    expect(check).not.toBeNull();
+    expect(check?.(value)).toBe(true);
+  });
+
+  it('agrees with zod on the valid answer and every mutation of it', async () => {
+    const cases = [value, ...mutations(value)];
+    expect(cases.length).toBeGreaterThan(20);
+    for (const candidate of cases) {
+      const reference = schema.safeParse(candidate);
+      if (check?.(candidate)) {
+        expect(reference.success, JSON.stringify(candidate)).toBe(true);
+        expect(reference.data).toEqual(candidate);
+      }
+      const quick = await schema.safeParseAsync(candidate);
+      expect(quick.success, JSON.stringify(candidate)).toBe(reference.success);
+      if (quick.success) expect(quick.data).toEqual(reference.data);
+      else expect(quick.error?.issues).toEqual(reference.error?.issues);
+    }
+  });
+});

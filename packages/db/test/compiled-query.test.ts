@@ -1,0 +1,48 @@
+/**
+ * Queries compiled once and run as named prepared statements on PostgreSQL: they must answer
+ * like freshly built ones, with each call's own values, and survive a schema change under a
+ * statement a pooled connection prepared before it.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle, findProvider, findProviderStats, migrateToLatest } from '../src/index.js';
+import { createScratchDatabase, type ScratchDatabase } from '../src/testing.js';
+
+describe('compiled queries on postgres', () => {
+  let scratch: ScratchDatabase;
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    // One connection, so every call reuses the statements that connection prepared.
+    database = createDatabase({ url: scratch.url, poolSize: 1 });
+    await migrateToLatest(database.db);
+    await database.db
+      .insertInto('providers')
+      .values([
+        { name: 'First', description: null, avatar_url: null, follower_count: 0 },
+        { name: 'Second', description: 'd', avatar_url: null, follower_count: 0 },
+      ])
+      .execute();
+  });
+  afterAll(async () => {
+    await database.close();
+    await scratch.drop();
+  });
+
+  it('passes each call its own values', async () => {
+    for (let round = 0; round < 8; round++) {
+      expect((await findProvider(database.db, 1))?.name).toBe('First');
+      expect((await findProvider(database.db, 2))?.name).toBe('Second');
+      expect(await findProvider(database.db, 3)).toBeUndefined();
+      const stats = await findProviderStats(database.db, 2, new Date());
+      expect(stats).toMatchObject({ providerId: 2, followersGained7d: 0, followersGained30d: 0 });
+    }
+  });
+
+  it('still answers after a column type changes under a prepared statement', async () => {
+    expect((await findProvider(database.db, 1))?.name).toBe('First');
+    await sql`alter table providers alter column description type varchar(500)`.execute(database.db);
+    expect((await findProvider(database.db, 2))?.description).toBe('d');
+    expect((await findProvider(database.db, 2))?.description).toBe('d');
+  });
+});
