@@ -50,8 +50,12 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     parameters: Record<string, string> = {},
   ): Promise<{ status: string; body: string }> {
     if (!(await op.locator('.opblock-body').isVisible())) await op.locator('.opblock-summary').click();
+    // The body renders after the click: wait for it to offer either "Try it out" or, when the
+    // operation is already in try-out mode, "Cancel", instead of reading a half-drawn panel.
     const tryOut = op.getByRole('button', { name: 'Try it out' });
+    await tryOut.or(op.getByRole('button', { name: 'Cancel' })).first().waitFor();
     if (await tryOut.isVisible()) await tryOut.click();
+    await op.getByRole('button', { name: 'Execute' }).waitFor();
     for (const [name, value] of Object.entries(parameters)) {
       await op.locator(`tr[data-param-name="${name}"] input`).fill(value);
     }
