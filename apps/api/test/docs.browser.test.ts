@@ -53,7 +53,10 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     // The body renders after the click: wait for it to offer either "Try it out" or, when the
     // operation is already in try-out mode, "Cancel", instead of reading a half-drawn panel.
     const tryOut = op.getByRole('button', { name: 'Try it out' });
-    await tryOut.or(op.getByRole('button', { name: 'Cancel' })).first().waitFor();
+    await tryOut
+      .or(op.getByRole('button', { name: 'Cancel' }))
+      .first()
+      .waitFor();
     if (await tryOut.isVisible()) await tryOut.click();
     await op.getByRole('button', { name: 'Execute' }).waitFor();
     for (const [name, value] of Object.entries(parameters)) {
