@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hitRateLimit, issueNonceWithinCap, purgeExpiredAuthState } from '../src/index.js';
-import { BACKENDS, openTestDatabase, type TestDatabase } from '../src/testing.js';
+import { BACKENDS, type TestDatabase } from '../src/testing.js';
+import { freshNonce, useTestDatabase } from './support.js';
 
 const MINUTE = 60_000;
-let counter = 0;
-const freshNonce = () => `n${Date.now()}x${++counter}${Math.random().toString(36).slice(2)}`.slice(0, 32);
 
 describe.each(BACKENDS)('abuse limits on %s', (backend) => {
+  const db = useTestDatabase(backend);
   let t: TestDatabase;
-  beforeAll(async () => {
-    t = await openTestDatabase(backend);
-  });
-  afterAll(async () => {
-    await t?.dispose();
+  beforeAll(() => {
+    t = db();
   });
 
   it('counts every hit of a window exactly, under concurrency, and starts again in the next one', async () => {

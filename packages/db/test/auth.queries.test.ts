@@ -1,19 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { consumeNonceAndLogin, findNonce, findUserById, issueNonce, migrateToLatest } from '../src/index.js';
-import { BACKENDS, openTestDatabase, type TestDatabase } from '../src/testing.js';
+import { BACKENDS, type TestDatabase } from '../src/testing.js';
+import { freshNonce, useTestDatabase } from './support.js';
 
 const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
-let counter = 0;
-const freshNonce = () => `n${Date.now()}x${++counter}${Math.random().toString(36).slice(2)}`;
 
 describe.each(BACKENDS)('auth queries on %s', (backend) => {
+  const db = useTestDatabase(backend);
   let t: TestDatabase;
-  beforeAll(async () => {
-    t = await openTestDatabase(backend);
-  });
-  afterAll(async () => {
-    await t?.dispose();
+  beforeAll(() => {
+    t = db();
   });
 
   it('migrates from empty, and a second run applies nothing', async () => {
@@ -39,7 +36,7 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
   it('consumes a nonce once: creates the user, then a second consume gets nothing', async () => {
     const nonce = freshNonce();
     const now = new Date();
-    const w = `0x${'1'.repeat(39)}${counter % 10}`;
+    const w = `0x${'1'.repeat(40)}`;
     await issueNonce(t.db, { nonce, wallet: w, issuedAt: now, expiresAt: new Date(now.getTime() + 60_000) });
     const first = await consumeNonceAndLogin(t.db, { nonce, wallet: w, chain: 'evm', now });
     expect(first?.isNewUser).toBe(true);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   countProviders,
   deleteUser,
@@ -10,7 +10,8 @@ import {
   seedDemoCatalogue,
   unfollowProvider,
 } from '../src/index.js';
-import { BACKENDS, openTestDatabase, type TestDatabase } from '../src/testing.js';
+import { BACKENDS, type TestDatabase } from '../src/testing.js';
+import { useTestDatabase } from './support.js';
 
 /** Providers whose stored follower_count differs from their follow rows: must always be none. */
 async function countMismatches(t: TestDatabase): Promise<number> {
@@ -35,12 +36,10 @@ async function createUsers(t: TestDatabase, count: number): Promise<number[]> {
 }
 
 describe.each(BACKENDS)('catalogue queries on %s', (backend) => {
+  const db = useTestDatabase(backend);
   let t: TestDatabase;
-  beforeAll(async () => {
-    t = await openTestDatabase(backend);
-  });
-  afterAll(async () => {
-    await t?.dispose();
+  beforeAll(() => {
+    t = db();
   });
 
   it('seeds an empty catalogue once, with counts made of real follow rows', async () => {
