@@ -26,6 +26,26 @@ export function contextFactory(services: Services) {
     services,
     req,
     res,
-    log: (req as { log?: Logger }).log ?? services.log,
+    get log() {
+      return requestLog(req, services.log);
+    },
   });
+}
+
+interface RequestWithId extends IncomingMessage {
+  /** Set by the HTTP host: the client's X-Request-Id, or a new one. */
+  id?: string;
+  log?: Logger;
+}
+
+/**
+ * The request's logger, carrying its id: made on first use, since at the production level
+ * (warn) most requests never log.
+ */
+export function requestLog(req: IncomingMessage, base: Logger): Logger {
+  const request = req as RequestWithId;
+  if (request.log) return request.log;
+  if (request.id === undefined) return base;
+  request.log = base.child({ reqId: request.id });
+  return request.log;
 }

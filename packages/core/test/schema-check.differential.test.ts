@@ -1,21 +1,26 @@
 /**
- * Differential test: the compiled checks behind the wire schemas' parseAsync against zod's own
- * parse, on valid answers and on every one-field mutation of them. Wherever the compiled check
- * says yes, zod must say yes and return an equal value; and parseAsync as a whole must give
- * zod's verdict on every case.
+ * Differential test: the compiled checks and parses behind the wire schemas' parseAsync against
+ * zod's own parse, on valid answers and inputs and on every one-field mutation of them.
+ * Wherever the compiled path says yes, zod must say yes and return an equal value; and
+ * parseAsync as a whole must give zod's verdict on every case.
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { compileCheck } from '../src/schema-check.js';
+import { ASK_ZOD, compileCheck, compileParse } from '../src/schema-check.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
+  NonceQuerySchema,
   NonceResponseSchema,
+  PageQuerySchema,
+  ProviderIdParamsSchema,
+  ProviderListQuerySchema,
   ProviderPageSchema,
   ProviderSchema,
   ProviderStatsSchema,
   TokenResponseSchema,
   UserSchema,
+  VerifyBodySchema,
 } from '../src/schemas.js';
 
 const at = '2026-11-23T10:00:00.000Z';
@@ -108,6 +113,26 @@ const WRONG: unknown[] = [
   '2026-11-23T10:00:00Z',
   'evm',
   'Bearer',
+  // Inputs: REST spells numbers as strings, which only plain decimal digits may be.
+  '0',
+  '1',
+  '01',
+  '100',
+  '101',
+  '1e1',
+  '0x10',
+  ' 1',
+  '1.0',
+  '-1',
+  '9007199254740991',
+  '9007199254740992',
+  'asc',
+  'DESC',
+  'name',
+  'followerCount',
+  'constructor',
+  Object.create(null),
+  new Date(0),
 ];
 
 function mutations(value: unknown): unknown[] {
@@ -155,5 +180,53 @@ describe.each(valid)('%s', (_name, schema, value) => {
       if (quick.success) expect(quick.data).toEqual(reference.data);
       else expect(quick.error?.issues).toEqual(reference.error?.issues);
     }
+  });
+});
+
+/** Inputs as REST builds them (strings, absent keys) and as tRPC clients send them (numbers). */
+const inputs: [string, z.ZodTypeAny, Record<string, unknown>][] = [
+  ['ProviderListQuery, empty', ProviderListQuerySchema, {}],
+  ['ProviderListQuery, REST', ProviderListQuerySchema, { page: '3', limit: '50', sortBy: 'name', order: 'asc' }],
+  ['ProviderListQuery, tRPC', ProviderListQuerySchema, { page: 3, limit: 100, sortBy: 'createdAt', order: 'desc' }],
+  ['PageQuery', PageQuerySchema, { page: '2' }],
+  ['ProviderIdParams, REST', ProviderIdParamsSchema, { id: '42' }],
+  ['ProviderIdParams, tRPC', ProviderIdParamsSchema, { id: 42 }],
+  ['NonceQuery', NonceQuerySchema, { wallet: user.wallet }],
+  ['VerifyBody', VerifyBodySchema, { wallet: user.wallet, signature: '0x12', nonce: 'n'.repeat(32) }],
+];
+
+describe.each(inputs)('input %s', (_name, schema, value) => {
+  const parse = compileParse(schema);
+
+  it('compiles (the fast path is really taken)', () => {
+    expect(parse).not.toBeNull();
+    expect(parse?.(value)).toEqual(schema.parse(value));
+  });
+
+  it('agrees with zod on the valid input and every mutation of it', async () => {
+    // Every field of the shape, present in the valid input or not, takes every wrong value.
+    const shape = Object.keys((schema as z.AnyZodObject).shape);
+    const cases = [
+      value,
+      Object.assign(Object.create(null), value),
+      ...mutations(value),
+      ...shape.flatMap((key) => WRONG.map((wrong) => ({ ...value, [key]: wrong }))),
+    ];
+    expect(cases.length).toBeGreaterThan(20);
+    let fast = 0;
+    for (const candidate of cases) {
+      const reference = schema.safeParse(candidate);
+      const parsed = parse?.(candidate);
+      if (parsed !== ASK_ZOD) {
+        fast += 1;
+        expect(reference.success, String(JSON.stringify(candidate))).toBe(true);
+        expect(parsed).toEqual(reference.data);
+      }
+      const quick = await schema.safeParseAsync(candidate);
+      expect(quick.success, String(JSON.stringify(candidate))).toBe(reference.success);
+      if (quick.success) expect(quick.data).toEqual(reference.data);
+      else expect(quick.error?.issues).toEqual(reference.error?.issues);
+    }
+    expect(fast).toBeGreaterThan(1);
   });
 });

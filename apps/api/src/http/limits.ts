@@ -14,8 +14,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * A request target parsed as trpc-openapi parses it (origin-form against a fixed origin,
- * absolute-form as it is), so both agree on the route. Resolving origin-form against a base
- * URL instead would read `//x` as a host and throw. The contract has no 414: an over-long URL,
+ * absolute-form as it is). Resolving origin-form against a base URL instead would read `//x`
+ * as a host and throw. The contract has no 414: an over-long URL,
  * like an unparseable one, is a request the service will not read, 400.
  */
 export function parseRequestTarget(url = '/'): URL {
@@ -24,24 +24,11 @@ export function parseRequestTarget(url = '/'): URL {
       issues: [{ path: ['url'], message: `must be at most ${MAX_URL_BYTES} characters` }],
     });
   }
-  const target = url.startsWith('/') ? `http://localhost${url}` : url;
-  if (!URL.canParse(target)) throw new DomainError('VALIDATION_ERROR', 'Malformed request target');
-  return new URL(target);
-}
-
-/**
- * The query as trpc-openapi reads it (each key with its values), on an object without a
- * prototype. trpc-openapi's own reader collects into `{}`, where `?constructor=1`,
- * `?toString=1` or `?__proto__=1` find Object.prototype's members and throw (a 500); when
- * `req.query` is set, it uses that instead.
- */
-export function queryOf(target: URL): Record<string, string[]> {
-  const query: Record<string, string[]> = Object.create(null);
-  for (const [key, value] of target.searchParams) {
-    query[key] ??= [];
-    query[key].push(value);
+  try {
+    return new URL(url.startsWith('/') ? `http://localhost${url}` : url);
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', 'Malformed request target');
   }
-  return query;
 }
 
 /**

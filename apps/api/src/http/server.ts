@@ -1,19 +1,18 @@
 /**
  * The HTTP host: plain node:http with a small dispatch in front of the two transports.
- * `/trpc/*` goes to tRPC's node handler, every other path to trpc-openapi's REST mapping of
- * the same procedures; both report failures through toWireError.
+ * `/trpc/*` goes to tRPC's node handler, every other path to the REST mapping of the same
+ * procedures (their trpc-openapi meta, see rest.ts); both report failures through toWireError.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
 import { createTokenService } from '@signal/core/token';
 import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
-import { createOpenApiHttpHandler } from 'trpc-openapi';
 import type { Config } from '../config.js';
-import { contextFactory, type Services } from '../context.js';
+import { contextFactory, requestLog, type Services } from '../context.js';
 import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
@@ -23,8 +22,9 @@ import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
 import { applyCors } from './cors.js';
 import { docsRoutes } from './docs.js';
-import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget, queryOf } from './limits.js';
+import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget } from './limits.js';
 import { sendError, sendJson } from './respond.js';
+import { callRestProcedure, noRoute, restInput, restRouter } from './rest.js';
 import { webRoutes } from './web.js';
 
 export interface ServerOptions {
@@ -85,8 +85,9 @@ export function createServer(options: ServerOptions) {
       throw error;
     }
 
-    const handle = buildHandler(services, () => closing, options.webDistDir);
-    server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+    const isClosing = () => closing;
+    const handle = buildHandler(services, options.webDistDir);
+    server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing) }, handle);
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
     // An Expect other than 100-continue: node would answer 417 with an empty body. The
@@ -131,7 +132,7 @@ export function createServer(options: ServerOptions) {
   return { start, stop };
 }
 
-function buildHandler(services: Services, isClosing: () => boolean, webDistDir?: string): Handler {
+function buildHandler(services: Services, webDistDir?: string): Handler {
   const createContext = contextFactory(services);
   let openApiDocument: unknown;
 
@@ -141,40 +142,16 @@ function buildHandler(services: Services, isClosing: () => boolean, webDistDir?:
     else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
   };
 
-  // REST: trpc-openapi writes its own error body (with tRPC's code). The wire error computed
-  // in onError replaces it just before it is sent, so REST shows the contract's body.
-  const restErrors = new WeakMap<IncomingMessage, WireError>();
-  const openApiHandler = createOpenApiHttpHandler({
-    router: appRouter,
-    createContext,
-    maxBodySize: MAX_BODY_BYTES,
-    // Status and headers are set from the wire error in the end() hook below.
-    responseMeta: undefined,
-    onError({ error, req }: { error: unknown; req: IncomingMessage }) {
-      const wire = toWireError(error);
-      restErrors.set(req, wire);
-      logFailure(error, wire, req);
-    },
-  });
-
-  const rest: Handler = async (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
-      throw new DomainError('NOT_FOUND', `${req.method} is not served here`);
-    }
-    if (req.method !== 'GET') {
-      // Read here so that size, content type and JSON errors answer in the contract's terms.
-      (req as IncomingMessage & { body?: unknown }).body = await readJsonBody(req);
-    }
-    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
-    res.end = ((chunk?: unknown) => {
-      const wire = restErrors.get(req);
-      if (!wire) return end(chunk);
-      res.statusCode = wire.status;
-      for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      return end(JSON.stringify(wire.body));
-    }) as ServerResponse['end'];
-    await openApiHandler(req, res);
+  const restRoutes = restRouter(appRouter);
+  const rest = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse, target: URL) => {
+    const method = req.method ?? 'GET';
+    const match = restRoutes.match(method, target.pathname);
+    if (!match) throw noRoute(method, target.pathname, restRoutes.methodsAt(target.pathname));
+    // Read here so that size, content type and JSON errors answer in the contract's terms.
+    if (method !== 'GET') req.body = await readJsonBody(req);
+    const input = restInput(match, req, target.searchParams);
+    const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
+    sendJson(res, 200, data);
   };
 
   const trpc: Handler = (req, res) => {
@@ -223,29 +200,24 @@ function buildHandler(services: Services, isClosing: () => boolean, webDistDir?:
     ...docsRoutes(),
   };
 
+  const accessLog = services.log.isLevelEnabled('info');
   return async (req, res) => {
     const requestId = headerValue(req.headers['x-request-id']);
     const id = requestId && REQUEST_ID.test(requestId) ? requestId : randomUUID();
-    const log = services.log.child({ reqId: id });
-    (req as { log?: Logger }).log = log;
-    const started = performance.now();
+    (req as IncomingMessage & { id?: string }).id = id;
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // API answers are per user and time; the few cacheable ones (JWKS, avatars) say so themselves.
     res.setHeader('Cache-Control', 'no-store');
-    // During a graceful stop every response, also one to a request that came in before it
-    // began, tells the client to close, so keep-alive connections end instead of bringing more.
-    const writeHead = res.writeHead;
-    res.writeHead = ((...args: Parameters<typeof writeHead>) => {
-      if (isClosing() && !res.headersSent) res.setHeader('Connection', 'close');
-      return writeHead.apply(res, args);
-    }) as typeof writeHead;
-    res.on('finish', () => {
-      log.info(
-        { method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) },
-        'request',
-      );
-    });
+    if (accessLog) {
+      const started = performance.now();
+      res.on('finish', () => {
+        requestLog(req, services.log).info(
+          { method: req.method, url: req.url, status: res.statusCode, ms: Math.round(performance.now() - started) },
+          'request',
+        );
+      });
+    }
     try {
       if (applyCors(req, res, services.config.corsOrigins)) return;
       const target = parseRequestTarget(req.url);
@@ -263,8 +235,7 @@ function buildHandler(services: Services, isClosing: () => boolean, webDistDir?:
       } else if (pathname.startsWith('/trpc/')) {
         await trpc(req, res);
       } else {
-        (req as IncomingMessage & { query?: unknown }).query = queryOf(target);
-        await rest(req, res);
+        await rest(req, res, target);
       }
     } catch (error) {
       const wire = toWireError(error);
@@ -278,6 +249,17 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function requestLog(req: IncomingMessage, fallback: Logger): Logger {
-  return (req as { log?: Logger }).log ?? fallback;
+/**
+ * During a graceful stop every response, also one to a request that came in before it began,
+ * tells the client to close, so keep-alive connections end instead of bringing more. A class
+ * of the server's own rather than a wrapper per response.
+ */
+function responseClass(isClosing: () => boolean): typeof ServerResponse {
+  class ClosingAwareResponse extends ServerResponse {}
+  const writeHead = ServerResponse.prototype.writeHead;
+  ClosingAwareResponse.prototype.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    if (isClosing() && !this.headersSent) this.setHeader('Connection', 'close');
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+  return ClosingAwareResponse as typeof ServerResponse;
 }

@@ -1,0 +1,146 @@
+/**
+ * The REST transport: every procedure with an `openapi` block in its meta (trpc-openapi's
+ * mapping, the same one the OpenAPI document is generated from) answers at that method and
+ * path. Requests are matched and their input built exactly as trpc-openapi's node handler does
+ * (path normalised, `{param}` segments matched case-insensitively, the first value of each
+ * query key, path parameters over query or body keys, no input for a void procedure), then the
+ * procedure runs through tRPC's own `callProcedure`, the call its caller and its HTTP handler
+ * make. What is left out of that handler is its per-request cost (a deep-cloned router, a
+ * second URL parse, a caller proxy per request, a regex scan of every route) and its error
+ * body, which the contract replaces: failures here throw, and the server answers them with
+ * toWireError like every other failure.
+ */
+import type { IncomingMessage } from 'node:http';
+import { DomainError } from '@signal/core';
+import { type AnyRouter, callProcedure } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-openapi';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+interface RestRoute {
+  method: Method;
+  /** The procedure's dotted path in the router, e.g. `providers.list`. */
+  procedure: string;
+  type: 'query' | 'mutation';
+  /** False for a void input: the procedure gets `undefined` whatever the request carries. */
+  takesInput: boolean;
+}
+
+interface Match {
+  route: RestRoute;
+  params: Record<string, string>;
+}
+
+/** trpc-openapi's normalisation: one leading and one trailing slash do not matter. */
+function normalisePath(path: string): string {
+  return `/${path.replace(/^\/|\/$/g, '')}`;
+}
+
+/** trpc-openapi's matcher: `{name}` takes one segment, and the whole path ignores case. */
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{(.+?)\}/g, (_, name: string) => `(?<${name}>[^/]+)`)}$`, 'i');
+}
+
+const VOID_INPUTS = new Set(['ZodVoid', 'ZodUndefined', 'ZodNever']);
+
+/** The input schema's kind under optional/default/effects wrappers, as trpc-openapi reads it. */
+function isVoidInput(schema: unknown): boolean {
+  let type = schema as { _def?: { typeName?: string; innerType?: unknown; schema?: unknown } } | undefined;
+  for (;;) {
+    const def = type?._def;
+    if (def?.typeName === 'ZodOptional' || def?.typeName === 'ZodDefault') type = def.innerType as typeof type;
+    else if (def?.typeName === 'ZodEffects') type = def.schema as typeof type;
+    else return VOID_INPUTS.has(def?.typeName ?? '');
+  }
+}
+
+export interface RestRouter {
+  /** The route for a method and pathname, with its path parameters; undefined when none. */
+  match(method: string, pathname: string): Match | undefined;
+  /** The methods served at a pathname, for the message of a wrong-method 404. */
+  methodsAt(pathname: string): Method[];
+}
+
+export function restRouter(router: AnyRouter): RestRouter {
+  // Paths without parameters are found by one lookup; the rest by their patterns, in order.
+  const fixed = new Map<string, RestRoute>();
+  const patterned: { pattern: RegExp; route: RestRoute }[] = [];
+  for (const [name, procedure] of Object.entries(router._def.procedures as Record<string, AnyProcedureLike>)) {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi || openapi.enabled === false) continue;
+    const path = normalisePath(openapi.path);
+    const route: RestRoute = {
+      method: openapi.method,
+      procedure: name,
+      type: procedure._def.mutation ? 'mutation' : 'query',
+      takesInput: !isVoidInput(procedure._def.inputs[0]),
+    };
+    if (path.includes('{')) patterned.push({ pattern: pathPattern(path), route });
+    else fixed.set(`${route.method} ${path.toLowerCase()}`, route);
+  }
+
+  function match(method: string, pathname: string): Match | undefined {
+    const path = normalisePath(pathname);
+    const route = fixed.get(`${method} ${path.toLowerCase()}`);
+    if (route) return { route, params: {} };
+    for (const candidate of patterned) {
+      if (candidate.route.method !== method) continue;
+      const groups = candidate.pattern.exec(path)?.groups;
+      if (groups) return { route: candidate.route, params: { ...groups } };
+    }
+    return undefined;
+  }
+
+  const methods: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+  return {
+    match,
+    methodsAt: (pathname) => methods.filter((method) => match(method, pathname) !== undefined),
+  };
+}
+
+interface AnyProcedureLike {
+  _def: {
+    meta?: OpenApiMeta;
+    mutation?: boolean;
+    inputs: unknown[];
+  };
+}
+
+/**
+ * The procedure's input: body (POST, PUT, PATCH) or the first value of each query key (GET,
+ * DELETE), with the path's parameters over them. The query lands on an object without a
+ * prototype, so that `?constructor=1` or `?__proto__=1` are keys like any other (unknown ones,
+ * which the schema drops) rather than Object.prototype's members.
+ */
+export function restInput(match: Match, req: IncomingMessage & { body?: unknown }, query: URLSearchParams): unknown {
+  if (!match.route.takesInput) return undefined;
+  const { method } = match.route;
+  if (method === 'GET' || method === 'DELETE') {
+    const input: Record<string, unknown> = Object.create(null);
+    for (const [key, value] of query) if (!(key in input)) input[key] = value;
+    return Object.assign(input, match.params);
+  }
+  const { body } = req;
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw new DomainError('VALIDATION_ERROR', 'Request body must be a JSON object');
+  }
+  // Also a null prototype: a body's own "__proto__" key stays a key instead of becoming one.
+  return Object.assign(Object.create(null), body, match.params);
+}
+
+/** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */
+export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: unknown): Promise<unknown> {
+  return callProcedure({
+    procedures: router._def.procedures,
+    path: match.route.procedure,
+    rawInput: input,
+    ctx,
+    type: match.route.type,
+  });
+}
+
+/** 404 for a path no route serves, naming the methods it does take when there are any. */
+export function noRoute(method: string, pathname: string, methods: readonly string[]): DomainError {
+  if (methods.length === 0) return new DomainError('NOT_FOUND', `No such endpoint: ${method} ${pathname}`);
+  return new DomainError('NOT_FOUND', `${method} is not served on ${pathname}; it takes ${methods.join(', ')}`);
+}
