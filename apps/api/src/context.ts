@@ -14,22 +14,15 @@ export interface Services {
   log: Logger;
 }
 
+/** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */
 export interface Context {
   services: Services;
   req: IncomingMessage;
   res: ServerResponse;
-  log: Logger;
 }
 
 export function contextFactory(services: Services) {
-  return ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Context => ({
-    services,
-    req,
-    res,
-    get log() {
-      return requestLog(req, services.log);
-    },
-  });
+  return ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Context => ({ services, req, res });
 }
 
 interface RequestWithId extends IncomingMessage {

@@ -72,7 +72,7 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   executeCompiledDirectly(db, async ({ name, sql, parameters }) => {
     if (name === undefined) return (await pool.query(sql, parameters)).rows;
     try {
-      return (await pool.query({ name, text: sql, values: parameters })).rows;
+      return (await namedQuery(pool, name, sql, parameters)).rows;
     } catch (error) {
       // A migration that changed a column's type under a statement this connection prepared
       // earlier: PostgreSQL refuses the stale plan. The query itself is sound; run it unnamed.
@@ -86,6 +86,19 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     ping: () => pingDatabase(db),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * `pool.query({ name, text, values })`, without its cost: pg copies a config object through
+ * its property descriptors (≈1.5-4 µs, the largest single cost of a lookup by id in node).
+ * A Query built from the text alone skips that copy; its name, read when it is sent, makes it
+ * the same named prepared statement. The pool then runs it as any query it is handed, calling
+ * back with its result.
+ */
+function namedQuery(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  const query = new pg.Query(text, values);
+  (query as pg.Query & { name: string }).name = name;
+  return (pool.query as unknown as (query: pg.Query) => Promise<pg.QueryResult>)(query);
 }
 
 function createPglite(dataDir: string | undefined): DatabaseHandle {

@@ -39,6 +39,18 @@ describe('compiled queries on postgres', () => {
     }
   });
 
+  it('runs them as named statements, prepared once on the connection', async () => {
+    await findProvider(database.db, 1);
+    await findProvider(database.db, 2);
+    // The pool's only connection: the statements it prepared are listed in its session.
+    const { rows } = await sql<{ name: string; calls: number }>`
+      select name, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'signal_%'
+    `.execute(database.db);
+    const lookups = rows.filter((row) => row.calls >= 2);
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(lookups.length, JSON.stringify(rows)).toBeGreaterThanOrEqual(1);
+  });
+
   it('still answers after a column type changes under a prepared statement', async () => {
     expect((await findProvider(database.db, 1))?.name).toBe('First');
     await sql`alter table providers alter column description type varchar(500)`.execute(database.db);

@@ -31,14 +31,26 @@ interface Match {
   params: Record<string, string>;
 }
 
-/** trpc-openapi's normalisation: one leading and one trailing slash do not matter. */
+/**
+ * trpc-openapi's normalisation, `/${path.replace(/^\/|\/$/g, '')}`: for a path that starts
+ * with a slash, as every URL's pathname does, that is one trailing slash dropped.
+ */
 function normalisePath(path: string): string {
-  return `/${path.replace(/^\/|\/$/g, '')}`;
+  if (!path.startsWith('/')) return `/${path.replace(/\/$/, '')}`;
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-/** trpc-openapi's matcher: `{name}` takes one segment, and the whole path ignores case. */
-function pathPattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{(.+?)\}/g, (_, name: string) => `(?<${name}>[^/]+)`)}$`, 'i');
+/**
+ * trpc-openapi's matcher: `{name}` takes one segment, and the whole path ignores case. Plain
+ * groups rather than named ones: no groups object per match.
+ */
+function pathPattern(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = path.replace(/\{(.+?)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${source}$`, 'i'), names };
 }
 
 const VOID_INPUTS = new Set(['ZodVoid', 'ZodUndefined', 'ZodNever']);
@@ -64,7 +76,7 @@ export interface RestRouter {
 export function restRouter(router: AnyRouter): RestRouter {
   // Paths without parameters are found by one lookup; the rest by their patterns, in order.
   const fixed = new Map<string, RestRoute>();
-  const patterned: { pattern: RegExp; route: RestRoute }[] = [];
+  const patterned: { pattern: RegExp; names: string[]; route: RestRoute }[] = [];
   for (const [name, procedure] of Object.entries(router._def.procedures as Record<string, AnyProcedureLike>)) {
     const openapi = procedure._def.meta?.openapi;
     if (!openapi || openapi.enabled === false) continue;
@@ -75,7 +87,7 @@ export function restRouter(router: AnyRouter): RestRouter {
       type: procedure._def.mutation ? 'mutation' : 'query',
       takesInput: !isVoidInput(procedure._def.inputs[0]),
     };
-    if (path.includes('{')) patterned.push({ pattern: pathPattern(path), route });
+    if (path.includes('{')) patterned.push({ ...pathPattern(path), route });
     else fixed.set(`${route.method} ${path.toLowerCase()}`, route);
   }
 
@@ -83,10 +95,13 @@ export function restRouter(router: AnyRouter): RestRouter {
     const path = normalisePath(pathname);
     const route = fixed.get(`${method} ${path.toLowerCase()}`);
     if (route) return { route, params: {} };
-    for (const candidate of patterned) {
-      if (candidate.route.method !== method) continue;
-      const groups = candidate.pattern.exec(path)?.groups;
-      if (groups) return { route: candidate.route, params: { ...groups } };
+    for (const { pattern, names, route: candidate } of patterned) {
+      if (candidate.method !== method) continue;
+      const found = pattern.exec(path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) params[names[i] as string] = found[i + 1] as string;
+      return { route: candidate, params };
     }
     return undefined;
   }
