@@ -94,13 +94,34 @@ describe('bodies and queries cannot reach a prototype', () => {
   });
 
   it.each([
-    ['an array', '[1,2]'],
-    ['a string', '"wallet"'],
-    ['a number', '7'],
-    ['null', 'null'],
-  ])('a body that is %s is refused: it must be a JSON object', async (_what, rawBody) => {
+    ['an array', '[1,2]', 'array'],
+    ['a string', '"wallet"', 'string'],
+    ['a number', '7', 'number'],
+  ])('a body that is %s is refused by the schema, with an issue', async (_what, rawBody, received) => {
     const reply = await call(api, 'POST', '/auth/verify', { rawBody, headers: { 'content-type': 'application/json' } });
     const body = expectError(reply, 400, 'VALIDATION_ERROR');
-    expect(body.message).toBe('Request body must be a JSON object');
+    expect(body.issues).toEqual([{ path: [], message: `Expected object, received ${received}` }]);
   });
+
+  it('a JSON null body is no body: the fields are missing', async () => {
+    const reply = await call(api, 'POST', '/auth/verify', {
+      rawBody: 'null',
+      headers: { 'content-type': 'application/json' },
+    });
+    const body = expectError(reply, 400, 'VALIDATION_ERROR');
+    expect(body.issues?.map((issue) => issue.path[0]).sort()).toEqual(['nonce', 'signature', 'wallet']);
+  });
+
+  it.each(['[]', '[1]', 'null', '"x"', '7'])(
+    'follow and unfollow ignore a body of %s, as they ignore any body',
+    async (rawBody) => {
+      const headers = { 'content-type': 'application/json' };
+      const follow = await call(api, 'POST', '/providers/3/follow', { token, rawBody, headers });
+      expect(follow.status, JSON.stringify(follow.body)).toBe(200);
+      expect(follow.body).toMatchObject({ providerId: 3, following: true });
+      const unfollow = await call(api, 'DELETE', '/providers/3/follow', { token, rawBody, headers });
+      expect(unfollow.status, JSON.stringify(unfollow.body)).toBe(200);
+      expect(unfollow.body).toMatchObject({ providerId: 3, following: false });
+    },
+  );
 });

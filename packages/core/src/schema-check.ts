@@ -105,9 +105,12 @@ function emitCheck(schema: z.ZodTypeAny, v: string, e: Emitter): string | null {
     return `if (!Array.isArray(${v})) ${FAIL} for (let ${i} = 0; ${i} < ${v}.length; ${i}++) { const ${item} = ${v}[${i}]; ${inner} }`;
   }
   if (schema instanceof z.ZodObject) {
-    if (!(schema._def.catchall instanceof z.ZodNever)) return null;
-    let code = `if (!${e.ref(isPlainObject)}(${v})) ${FAIL}`;
+    // passthrough: zod copies the extra keys (not an own "__proto__"); a shape key "__proto__"
+    // would read the prototype. Both stay with zod.
+    if (!(schema._def.catchall instanceof z.ZodNever) || schema._def.unknownKeys === 'passthrough') return null;
     const keys = Object.keys(schema.shape as z.ZodRawShape);
+    if (keys.includes('__proto__')) return null;
+    let code = `if (!${e.ref(isPlainObject)}(${v})) ${FAIL}`;
     for (const key of keys) {
       const field = e.name();
       const inner = emitCheck((schema.shape as z.ZodRawShape)[key] as z.ZodTypeAny, field, e);
@@ -115,11 +118,9 @@ function emitCheck(schema: z.ZodTypeAny, v: string, e: Emitter): string | null {
       code += `{ const ${field} = ${v}[${JSON.stringify(key)}]; ${inner} }`;
     }
     // zod would drop (or, if strict, refuse) a key outside the shape: zod decides then.
-    if (schema._def.unknownKeys !== 'passthrough') {
-      const cases = keys.map((key) => `case ${JSON.stringify(key)}:`).join(' ');
-      code += `for (const key in ${v}) switch (key) { ${cases} break; default: ${FAIL} }`;
-    }
-    return code;
+    if (keys.length === 0) return `${code} for (const key in ${v}) ${FAIL}`;
+    const cases = keys.map((key) => `case ${JSON.stringify(key)}:`).join(' ');
+    return `${code} for (const key in ${v}) switch (key) { ${cases} break; default: ${FAIL} }`;
   }
   return null;
 }
@@ -148,6 +149,7 @@ export type Parse = (value: unknown) => unknown;
 /** zod's object parse with the default `strip`: the shape's keys, each parsed, nothing else. */
 function objectParse(schema: z.AnyZodObject): Parse | null {
   if (!(schema._def.catchall instanceof z.ZodNever) || schema._def.unknownKeys === 'passthrough') return null;
+  if (Object.hasOwn(schema.shape, '__proto__')) return null;
   const strict = schema._def.unknownKeys === 'strict';
   const fields: [string, Parse][] = [];
   for (const [key, field] of Object.entries(schema.shape as z.ZodRawShape)) {
@@ -184,6 +186,8 @@ export function compileParse(schema: z.ZodTypeAny): Parse | null {
     const { defaultValue } = schema._def;
     return (v) => inner(v === undefined ? defaultValue() : v);
   }
+  // A preprocess of the value alone (`(value) => …`); one that declares zod's context may add
+  // issues, and stays with zod.
   if (schema instanceof z.ZodEffects && schema._def.effect.type === 'preprocess') {
     const { transform } = schema._def.effect;
     const inner = compileParse(schema._def.schema);

@@ -5,7 +5,7 @@
  * parseAsync as a whole must give zod's verdict on every case.
  */
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ASK_ZOD, compileCheck, compileParse } from '../src/schema-check.js';
 import {
   FollowedProviderPageSchema,
@@ -228,5 +228,31 @@ describe.each(inputs)('input %s', (_name, schema, value) => {
       else expect(quick.error?.issues).toEqual(reference.error?.issues);
     }
     expect(fast).toBeGreaterThan(1);
+  });
+});
+
+describe('schemas at the edges of the compiler', () => {
+  it('an empty object compiles: {} passes, any key goes to zod', () => {
+    const check = compileCheck(z.object({}));
+    expect(check?.({})).toBe(true);
+    expect(check?.({ a: 1 })).toBe(false);
+    expect(check?.([])).toBe(false);
+  });
+
+  it('passthrough objects and a shape key "__proto__" stay with zod', () => {
+    expect(compileCheck(z.object({ a: z.string() }).passthrough())).toBeNull();
+    expect(compileParse(z.object({ a: z.string() }).passthrough())).toBeNull();
+    expect(compileCheck(z.object(Object.fromEntries([['__proto__', z.string()]])))).toBeNull();
+  });
+
+  it('a strict object agrees with zod on extra keys', async () => {
+    const schema = z.object({ a: z.string().default('x') }).strict();
+    for (const value of [{}, { a: 'y' }, { a: 'y', b: 1 }, { b: 1 }]) {
+      const parse = compileParse(schema);
+      const parsed = parse?.(value);
+      const reference = schema.safeParse(value);
+      if (parsed !== ASK_ZOD) expect(parsed).toEqual(reference.data);
+      else expect(reference.success && Object.keys(value).every((key) => key === 'a')).toBe(false);
+    }
   });
 });

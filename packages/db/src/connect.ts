@@ -98,7 +98,8 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 function namedQuery(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
   const query = new pg.Query(text, values);
   (query as pg.Query & { name: string }).name = name;
-  return (pool.query as unknown as (query: pg.Query) => Promise<pg.QueryResult>)(query);
+  // Typed as returning the Query (a stream-like submittable); at runtime the pool calls back.
+  return pool.query(query as never) as unknown as Promise<pg.QueryResult>;
 }
 
 function createPglite(dataDir: string | undefined): DatabaseHandle {

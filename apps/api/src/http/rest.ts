@@ -136,8 +136,14 @@ export function restInput(match: Match, req: IncomingMessage & { body?: unknown 
     return Object.assign(input, match.params);
   }
   const { body } = req;
-  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-    throw new DomainError('VALIDATION_ERROR', 'Request body must be a JSON object');
+  // JSON null is no body, as an empty one is.
+  if (body === undefined || body === null) return Object.assign(Object.create(null), match.params);
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    // Not an object: it has no fields to give. A route with path parameters takes its input from
+    // the path (follow, unfollow), so the body is ignored there as an empty one is; elsewhere
+    // it goes to the schema as it is, which refuses it with an issue ("Expected object,
+    // received array"), after the rate limit has counted the attempt.
+    return Object.keys(match.params).length > 0 ? Object.assign(Object.create(null), match.params) : body;
   }
   // Also a null prototype: a body's own "__proto__" key stays a key instead of becoming one.
   return Object.assign(Object.create(null), body, match.params);
