@@ -146,24 +146,13 @@ app.get('/auth/nonce', async (req, reply) => {
   const issuedAt = new Date();
   const expiresAt = new Date(issuedAt.getTime() + 300_000);
   const nonce = generateNonce();
-  // The service's cap: at most 10 live nonces per wallet, counted under a per-wallet lock.
-  const client = await pool.connect();
-  let issued: boolean;
-  try {
-    await client.query('begin');
-    await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`auth_nonces:${wallet.wallet}`]);
-    const inserted = await client.query(
-      `insert into auth_nonces (nonce, wallet, issued_at, expires_at)
-       select $1::text, $2::text, $3::timestamptz, $4::timestamptz
-       where (select count(*) from auth_nonces where wallet = $2 and used_at is null and expires_at > $3) < 10
-       returning nonce`,
-      [nonce, wallet.wallet, issuedAt, expiresAt],
-    );
-    await client.query('commit');
-    issued = inserted.rowCount === 1;
-  } finally {
-    client.release();
-  }
+  // The service's cap, with the service's SQL: at most 10 live nonces per wallet, counted under
+  // a per-wallet lock inside the database function (migration 0004).
+  const { rows } = await pool.query(
+    'select issued from issue_nonce_within_cap($1::text, $2::text, $3::timestamptz, $4::timestamptz, $5::integer)',
+    [nonce, wallet.wallet, issuedAt, expiresAt, 10],
+  );
+  const issued = rows[0]?.issued === true;
   if (!issued) return fail(reply, 429, 'RATE_LIMITED', 'This wallet already holds 10 unused nonces');
   return { nonce, message: buildAuthMessage(nonce), ...wallet, expiresAt: expiresAt.toISOString() };
 });

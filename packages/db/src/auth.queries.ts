@@ -1,5 +1,5 @@
 import type { Chain, User } from '@signal/core';
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 import { followingCountColumn, toUser } from './user.queries.js';
@@ -24,54 +24,34 @@ export type CappedNonceOutcome = { issued: true } | { issued: false; live: numbe
 
 /**
  * Issues a nonce unless the wallet already holds `maxUnused` live (unused, unexpired) ones, so
- * nobody can fill the table with nonces of one wallet. A transaction-scoped advisory lock on
- * the wallet serialises issuers of that wallet across every server on the database, and the
- * count and insert run after it in one statement (READ COMMITTED takes a new snapshot per
- * statement, so the count sees every nonce committed before the lock was granted): the cap is
- * exact, not "roughly 10 plus however many raced".
+ * nobody can fill the table with nonces of one wallet. One call of the database function
+ * `issue_nonce_within_cap` (migration 0004): a transaction-scoped advisory lock on the wallet
+ * serialises issuers of that wallet across every server on the database, and the count and
+ * insert run after it, each with a new snapshot, so the count sees every nonce committed before
+ * the lock was granted: the cap is exact, not "roughly 10 plus however many raced".
  */
 export async function issueNonceWithinCap(
   db: Kysely<Database>,
   input: { nonce: string; wallet: string; issuedAt: Date; expiresAt: Date; maxUnused: number },
 ): Promise<CappedNonceOutcome> {
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`auth_nonces:${input.wallet}`}, 0))`.execute(trx);
-    const live = (eb: ExpressionBuilder<Database, 'auth_nonces'>) =>
-      eb.and([eb('wallet', '=', input.wallet), eb('used_at', 'is', null), eb('expires_at', '>', input.issuedAt)]);
-    const inserted = await trx
-      .insertInto('auth_nonces')
-      .columns(['nonce', 'wallet', 'issued_at', 'expires_at'])
-      .expression(
-        trx
-          .selectNoFrom([
-            sql<string>`${input.nonce}::text`.as('nonce'),
-            sql<string>`${input.wallet}::text`.as('wallet'),
-            sql<Date>`${input.issuedAt}::timestamptz`.as('issued_at'),
-            sql<Date>`${input.expiresAt}::timestamptz`.as('expires_at'),
-          ])
-          .where(
-            (eb) =>
-              eb
-                .selectFrom('auth_nonces')
-                .select((eb) => eb.fn.countAll<number>().as('n'))
-                .where(live),
-            '<',
-            input.maxUnused,
-          ),
-      )
-      .returning('nonce')
-      .executeTakeFirst();
-    if (inserted) return { issued: true };
-    const held = await trx
-      .selectFrom('auth_nonces')
-      .select((eb) => [eb.fn.countAll<number>().as('live'), eb.fn.min('expires_at').as('oldest')])
-      .where(live)
-      .executeTakeFirstOrThrow();
-    return { issued: false, live: held.live, oldestExpiresAt: held.oldest ?? input.expiresAt };
-  });
+  const [row] = await runCompiled(
+    db,
+    'issueNonceWithinCap',
+    [input.nonce, input.wallet, input.issuedAt, input.expiresAt, input.maxUnused],
+    (nonce, wallet, issuedAt, expiresAt, maxUnused) => {
+      const call = sql<{ issued: boolean; live: number; oldest_expires_at: Date | null }>`
+        select issued, live, oldest_expires_at
+        from issue_nonce_within_cap(${nonce}::text, ${wallet}::text, ${issuedAt}::timestamptz,
+                                    ${expiresAt}::timestamptz, ${maxUnused}::integer)
+      `;
+      return { compile: () => call.compile(db) };
+    },
+  );
+  if (!row) throw new Error('issue_nonce_within_cap returned no row');
+  if (row.issued) return { issued: true };
+  return { issued: false, live: row.live, oldestExpiresAt: row.oldest_expires_at ?? input.expiresAt };
 }
 
-/** Reads a nonce without consuming it, so a failed signature check can leave it usable. */
 export async function findNonce(db: Kysely<Database>, nonce: string): Promise<NonceRecord | undefined> {
   const [row] = await runCompiled(db, 'findNonce', [nonce], (value) =>
     db.selectFrom('auth_nonces').select(['wallet', 'expires_at', 'used_at']).where('nonce', '=', value),

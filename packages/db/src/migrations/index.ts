@@ -2,10 +2,12 @@ import type { Migration } from 'kysely/migration';
 import * as auth from './0001-auth.js';
 import * as catalogue from './0002-catalogue.js';
 import * as abuseLimits from './0003-abuse-limits.js';
+import * as nonceIssue from './0004-nonce-issue.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
   '0001-auth': auth,
   '0002-catalogue': catalogue,
   '0003-abuse-limits': abuseLimits,
+  '0004-nonce-issue': nonceIssue,
 };
