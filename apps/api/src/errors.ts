@@ -22,8 +22,9 @@ function wire(code: ErrorCode, message: string, extra: Partial<WireError> & { is
 }
 
 /**
- * trpc-openapi is CommonJS and throws the CommonJS build's TRPCError, while our routers use
- * the ESM build: `instanceof` would miss one of them, so the name decides.
+ * `@trpc/server` ships a CommonJS and an ESM build, each with its own TRPCError class (CommonJS
+ * packages such as trpc-openapi load the former): `instanceof` would miss one of them, so the
+ * name decides.
  */
 function isTrpcError(value: unknown): value is TRPCError {
   return value instanceof Error && value.name === 'TRPCError' && typeof (value as TRPCError).code === 'string';
