@@ -31,6 +31,11 @@ interface RequestWithId extends IncomingMessage {
   log?: Logger;
 }
 
+/** Gives the request its id, the one requestLog puts on every line it logs for it. */
+export function setRequestId(req: IncomingMessage, id: string): void {
+  (req as RequestWithId).id = id;
+}
+
 /**
  * The request's logger, carrying its id: made on first use, since at the production level
  * (warn) most requests never log.

@@ -137,16 +137,23 @@ export function restInput(match: Match, req: IncomingMessage & { body?: unknown 
   }
   const { body } = req;
   // JSON null is no body, as an empty one is.
-  if (body === undefined || body === null) return Object.assign(Object.create(null), match.params);
+  if (body === undefined || body === null) return fields(match.params);
   if (typeof body !== 'object' || Array.isArray(body)) {
     // Not an object: it has no fields to give. A route with path parameters takes its input from
     // the path (follow, unfollow), so the body is ignored there as an empty one is; elsewhere
     // it goes to the schema as it is, which refuses it with an issue ("Expected object,
     // received array"), after the rate limit has counted the attempt.
-    return Object.keys(match.params).length > 0 ? Object.assign(Object.create(null), match.params) : body;
+    return Object.keys(match.params).length > 0 ? fields(match.params) : body;
   }
-  // Also a null prototype: a body's own "__proto__" key stays a key instead of becoming one.
-  return Object.assign(Object.create(null), body, match.params);
+  return fields(body, match.params);
+}
+
+/**
+ * The sources' fields, later ones winning, on an object without a prototype: a body's own
+ * "__proto__" key stays a key instead of becoming the input's prototype.
+ */
+function fields(...sources: object[]): Record<string, unknown> {
+  return Object.assign(Object.create(null), ...sources);
 }
 
 /** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */

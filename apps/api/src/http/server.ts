@@ -12,7 +12,7 @@ import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
-import { contextFactory, requestLog, type Services } from '../context.js';
+import { contextFactory, requestLog, type Services, setRequestId } from '../context.js';
 import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
@@ -204,7 +204,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
   return async (req, res) => {
     const requestId = headerValue(req.headers['x-request-id']);
     const id = requestId && REQUEST_ID.test(requestId) ? requestId : randomUUID();
-    (req as IncomingMessage & { id?: string }).id = id;
+    setRequestId(req, id);
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // API answers are per user and time; the few cacheable ones (JWKS, avatars) say so themselves.
