@@ -4,6 +4,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 
 const integer = (min: number, max: number) =>
   z
@@ -11,10 +12,6 @@ const integer = (min: number, max: number) =>
     .regex(/^[0-9]+$/, 'must be a whole number in decimal digits')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
-
-const boolean = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** PEM keys often travel through env files with their newlines escaped as `\n`. */
 const pem = z.string().transform((v) => v.replace(/\\n/g, '\n').trim());
@@ -47,6 +44,15 @@ const origins = z.string().transform((value, ctx) => {
   return list;
 });
 
+const trustProxy = z.string().transform((value, ctx) => {
+  try {
+    return parseTrustProxy(value);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
 const EnvSchema = z.object({
   PORT: withDefault(integer(0, 65_535), '3000'),
   HOST: withDefault(z.string(), '127.0.0.1'),
@@ -60,7 +66,7 @@ const EnvSchema = z.object({
   JWT_ISSUER: withDefault(z.string(), 'signal-auth'),
   JWT_AUDIENCE: withDefault(z.string(), 'signal-api'),
   LOG_LEVEL: withDefault(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
-  TRUST_PROXY: withDefault(boolean, 'false'),
+  TRUST_PROXY: withDefault(trustProxy, 'false'),
   CORS_ORIGINS: optional(origins),
   DATABASE_POOL_SIZE: withDefault(integer(1, 1000), '10'),
 });
@@ -78,7 +84,7 @@ export interface Config {
   jwtIssuer: string;
   jwtAudience: string;
   logLevel: string;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   corsOrigins: string[];
   databasePoolSize: number;
 }

@@ -1,6 +1,6 @@
 /**
  * Abuse limits on sign-in: the per-address rate limit (REST and tRPC, X-Forwarded-For only
- * behind TRUST_PROXY, IPv6 by /64, exact under concurrency, kept in the database), the cap on
+ * behind TRUST_PROXY (right-most entries), IPv6 by /64, exact under concurrency, kept in the database), the cap on
  * unused nonces per wallet, and the purge that keeps the nonce and counter tables bounded.
  */
 import { purgeExpiredAuthState } from '@signal/db';
@@ -165,13 +165,15 @@ describe('auth rate limit behind a proxy (TRUST_PROXY=true)', () => {
     }
   };
 
-  it('keys on the left-most X-Forwarded-For entry', async () => {
+  it('keys on the right-most X-Forwarded-For entry (one hop), never the client-written left end', async () => {
     toWindowStart(api);
-    await exhaust('203.0.113.7, 10.0.0.1');
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7, 10.9.9.9' }), 60);
+    await exhaust('10.0.0.1, 203.0.113.7');
+    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' }), 60);
     expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7' }), 60);
     // Another client behind the same proxy has its own count.
-    expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(200);
+    expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7, 203.0.113.8' })).status).toBe(
+      200,
+    );
   });
 
   it('treats an IPv6 /64 as one client, and an IPv4-mapped address as the IPv4 one', async () => {

@@ -20,7 +20,7 @@ describe('loadConfig', () => {
       authRateLimitPerMinute: 60,
       jwtIssuer: 'signal-auth',
       jwtAudience: 'signal-api',
-      trustProxy: false,
+      trustProxy: { hops: 0 },
       corsOrigins: [],
     });
   });
@@ -47,8 +47,19 @@ describe('loadConfig', () => {
       nonceTtlSeconds: 60,
       authRateLimitPerMinute: 0,
       jwtIssuer: 'signal-auth',
-      trustProxy: true,
+      trustProxy: { hops: 1 },
       corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+  });
+
+  it('reads TRUST_PROXY as hops (true = 1, false = 0) or a list of proxy CIDR blocks', () => {
+    const trust = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+    expect(trust('false')).toEqual({ hops: 0 });
+    expect(trust('0')).toEqual({ hops: 0 });
+    expect(trust('true')).toEqual({ hops: 1 });
+    expect(trust('2')).toEqual({ hops: 2 });
+    expect(trust('10.0.0.0/8, 192.168.1.7, fd00::/8')).toMatchObject({
+      cidrs: ['10.0.0.0/8', '192.168.1.7/32', 'fd00::/8'],
     });
   });
 
@@ -59,6 +70,9 @@ describe('loadConfig', () => {
     ['SEED_PROVIDERS', '-1'],
     ['DATABASE_URL', 'not a url'],
     ['TRUST_PROXY', 'maybe'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/8, proxy.example'],
+    ['TRUST_PROXY', '99'],
     ['LOG_LEVEL', 'loud'],
     ['JWT_PREVIOUS_PUBLIC_KEYS', 'no pem here'],
   ])('rejects %s=%s with a message naming it', (name, value) => {

@@ -1,20 +1,82 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
- * The client's address as rate limits see it. With TRUST_PROXY the left-most entry of
- * X-Forwarded-For is the client (the load balancer must set the header, not append to what
- * the client sent, or clients choose their own address); an entry that is not an IP address
- * falls back to the socket's, so garbage cannot mint fresh buckets. Otherwise the socket's
- * peer address, which a client cannot choose.
+ * Which proxies in front of the service are trusted to append to X-Forwarded-For (TRUST_PROXY):
+ * a number of hops, or the addresses (CIDR blocks) of the proxies themselves.
  */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
-    if (first && isIP(unmapped(first))) return unmapped(first).toLowerCase();
+export type TrustProxy = { hops: number } | { proxies: BlockList; cidrs: string[] };
+
+/**
+ * The client's address as limits see it. Without trusted proxies: the socket's peer, which a
+ * client cannot choose. Behind them, X-Forwarded-For is read from the right, because each proxy
+ * appends the address it saw and only the left end is written by the client:
+ * - `{ hops: N }`: the peer is the last of N proxies, so the client is the N-th entry from the
+ *   right (with fewer entries, the left-most: every entry was then written by a trusted proxy);
+ * - `{ proxies }`: starting from the peer, every address inside a trusted block is a proxy, and
+ *   the first address outside them is the client.
+ * An entry that is not an IP address where the client should be falls back to the peer, so
+ * garbage cannot mint fresh buckets.
+ */
+export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
+  const peer = normalise(req.socket.remoteAddress ?? 'unknown');
+  if ('hops' in trust ? trust.hops === 0 : !isTrusted(trust.proxies, peer)) return peer;
+  const header = req.headers['x-forwarded-for'];
+  // node joins repeated X-Forwarded-For headers with ", ", in the order they came.
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!text) return peer;
+  const entries = text.split(',');
+  let candidate: string | undefined;
+  if ('hops' in trust) {
+    candidate = entries[Math.max(0, entries.length - trust.hops)];
+  } else {
+    for (let i = entries.length - 1; i >= 0; i--) {
+      candidate = entries[i];
+      const address = normalise(candidate?.trim() ?? '');
+      if (!isIP(address) || !isTrusted(trust.proxies, address)) break;
+    }
   }
-  return unmapped(req.socket.remoteAddress ?? 'unknown').toLowerCase();
+  const address = normalise(candidate?.trim() ?? '');
+  return isIP(address) ? address : peer;
+}
+
+function isTrusted(proxies: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && proxies.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * Parses TRUST_PROXY: `false`/`0`/empty → no proxy; `true` → one hop (the old boolean meant
+ * "a proxy sets the header", and a single proxy appending is the same as one hop); a number
+ * of hops; or a comma-separated list of proxy addresses and CIDR blocks. Throws a message
+ * naming the bad entry.
+ */
+export function parseTrustProxy(value: string): TrustProxy {
+  const text = value.trim().toLowerCase();
+  if (text === '' || text === 'false' || text === 'no') return { hops: 0 };
+  if (text === 'true' || text === 'yes') return { hops: 1 };
+  if (/^[0-9]+$/.test(text)) {
+    const hops = Number(text);
+    if (hops > 32) throw new Error('must be at most 32 hops');
+    return { hops };
+  }
+  const proxies = new BlockList();
+  const cidrs: string[] = [];
+  for (const entry of text.split(',').map((e) => e.trim())) {
+    if (entry === '') continue;
+    const [base = '', prefix, extra] = entry.split('/');
+    const address = normalise(base);
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const length = prefix === undefined ? bits : /^[0-9]{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
+    if (family === 0 || extra !== undefined || !(length >= 0 && length <= bits)) {
+      throw new Error(`"${entry}" is not a number of hops, true/false, or an IP address or CIDR block`);
+    }
+    proxies.addSubnet(address, length, family === 6 ? 'ipv6' : 'ipv4');
+    cidrs.push(`${address}/${length}`);
+  }
+  if (cidrs.length === 0) return { hops: 0 };
+  return { proxies, cidrs };
 }
 
 /**
@@ -35,7 +97,7 @@ export function rateLimitKey(address: string): string {
     .join(':')}::/64`;
 }
 
-/** `::ffff:1.2.3.4` (an IPv4 client on a dual-stack socket) is the IPv4 address. */
-function unmapped(address: string): string {
-  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+/** Lower case, and `::ffff:1.2.3.4` (an IPv4 client on a dual-stack socket) as the IPv4 address. */
+function normalise(address: string): string {
+  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
 }
