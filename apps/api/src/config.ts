@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
+import { defaultMaxConnections } from './http/connection-limits.js';
 
 const integer = (min: number, max: number) =>
   z
@@ -69,6 +70,11 @@ const EnvSchema = z.object({
   TRUST_PROXY: withDefault(trustProxy, 'false'),
   CORS_ORIGINS: optional(origins),
   DATABASE_POOL_SIZE: withDefault(integer(1, 1000), '10'),
+  MAX_CONNECTIONS: optional(integer(1, 10_000_000)),
+  MAX_CONNECTIONS_PER_ADDRESS: withDefault(integer(0, 10_000_000), '256'),
+  HEADERS_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '15000'),
+  REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
+  KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(1_000, 3_600_000), '5000'),
 });
 
 export interface Config {
@@ -87,6 +93,11 @@ export interface Config {
   trustProxy: TrustProxy;
   corsOrigins: string[];
   databasePoolSize: number;
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +122,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.JWT_PREVIOUS_PUBLIC_KEYS && previous.length === 0) {
     throw new ConfigError('Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS: must hold one or more PEM public keys');
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -127,5 +141,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS ?? [],
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    maxConnections: e.MAX_CONNECTIONS ?? defaultMaxConnections(e.DATABASE_POOL_SIZE),
+    maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
   };
 }

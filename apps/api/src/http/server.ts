@@ -20,6 +20,7 @@ import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
+import { limitConnections, timeoutOptions } from './connection-limits.js';
 import { applyCors } from './cors.js';
 import { docsRoutes } from './docs.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget } from './limits.js';
@@ -87,16 +88,16 @@ export function createServer(options: ServerOptions) {
 
     const isClosing = () => closing;
     const handle = buildHandler(services, options.webDistDir);
-    server = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing) }, handle);
+    server = createHttpServer(
+      { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
+      handle,
+    );
+    limitConnections(server, config, config.trustProxy);
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
     // An Expect other than 100-continue: node would answer 417 with an empty body. The
     // expectation is ignored (RFC 9110 allows it) and the request served as usual.
     server.on('checkExpectation', handle);
-    // Slow or stuck clients cannot hold a request open forever.
-    server.requestTimeout = 30_000;
-    server.headersTimeout = 15_000;
-    server.keepAliveTimeout = 5_000;
     const httpServer = server;
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);

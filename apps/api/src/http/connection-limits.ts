@@ -1,0 +1,103 @@
+/**
+ * Connection limits: a total cap sized from the process's descriptor limit, a cap per client
+ * address, and node:http's timeouts enforced at the values configured rather than up to one
+ * check interval later.
+ */
+import { readFileSync } from 'node:fs';
+import type { Server, ServerOptions } from 'node:http';
+import { isIP, type Socket } from 'node:net';
+import { rateLimitKey, type TrustProxy } from './client-ip.js';
+
+export interface ConnectionLimits {
+  /** Total open connections; beyond it node closes new ones at once. */
+  maxConnections: number;
+  /** Open connections per client address (IPv6 per /64); 0 = no cap. */
+  maxConnectionsPerAddress: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * node:http's timeouts as configured. Two node defaults made them late:
+ * - headersTimeout and requestTimeout are checked only every connectionsCheckingInterval
+ *   (30 s by default), so a stalled request lived up to one interval past its timeout (a
+ *   silent socket 15 s + up to 30 s, a slow upload 30 s + up to 30 s). Checking at a twentieth
+ *   of the shorter timeout (within 50-500 ms) closes them on time; a check walks the open
+ *   connections once, cheap next to the requests they carry.
+ * - An idle keep-alive socket is closed keepAliveTimeout + 1 s after its last response (node
+ *   adds the second so that a client told `Keep-Alive: timeout=N` never races the close). So
+ *   node is given the configured value less that second: the socket closes at the configured
+ *   time and clients are told a second less.
+ */
+/** node:http's HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER. */
+const NODE_KEEP_ALIVE_BUFFER_MS = 1_000;
+
+export function timeoutOptions(limits: ConnectionLimits): ServerOptions {
+  const shorter = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: Math.max(1, limits.keepAliveTimeoutMs - NODE_KEEP_ALIVE_BUFFER_MS),
+    connectionsCheckingInterval: Math.min(500, Math.max(50, Math.floor(shorter / 20))),
+  };
+}
+
+/**
+ * Caps connections on the server: in total (server.maxConnections) and per client address.
+ * A connection over either cap is closed as soon as it is accepted, before it costs a parser
+ * buffer or a request. The per-address cap counts the TCP peer: a trusted proxy (TRUST_PROXY)
+ * carries many clients on its connections and is not capped (the proxy is where those clients
+ * connect, and where their connections are capped); with TRUST_PROXY as hops, every peer is a
+ * proxy, so the cap is off.
+ */
+export function limitConnections(server: Server, limits: ConnectionLimits, trust: TrustProxy): void {
+  server.maxConnections = limits.maxConnections;
+  const cap = limits.maxConnectionsPerAddress;
+  if (cap === 0 || ('hops' in trust && trust.hops > 0)) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+    const family = isIP(address);
+    if ('proxies' in trust && family !== 0 && trust.proxies.check(address, family === 6 ? 'ipv6' : 'ipv4')) return;
+    const key = rateLimitKey(address);
+    const count = open.get(key) ?? 0;
+    if (count >= cap) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
+}
+
+/**
+ * The default total cap: the descriptors this process may open (the soft RLIMIT_NOFILE, read
+ * from /proc/self/limits where there is one), less a reserve for what else needs descriptors:
+ * database connections, PGlite's files, logs, the listening socket. Without the cap, a flood of
+ * idle sockets used every descriptor and the server could no longer accept anyone or open a
+ * database connection.
+ */
+export function defaultMaxConnections(poolSize: number, limitsFile = '/proc/self/limits'): number {
+  const descriptors = softDescriptorLimit(limitsFile) ?? 1024;
+  const reserve = Math.max(64, Math.ceil(descriptors / 10)) + poolSize;
+  return Math.max(16, descriptors - reserve);
+}
+
+function softDescriptorLimit(limitsFile: string): number | undefined {
+  try {
+    const line = readFileSync(limitsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
+    if (soft === 'unlimited') return 1_048_576;
+    const value = Number(soft);
+    return Number.isInteger(value) && value > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
