@@ -4,6 +4,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-openapi';
 import type { Context } from './context.js';
 import { toWireError } from './errors.js';
+import { trpcErrorShape } from './http/trpc-errors.js';
 
 /**
  * Procedure metadata: trpc-openapi's `openapi` block, plus `errors`, the contract codes the
@@ -17,19 +18,8 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
-    errorFormatter({ shape, error }) {
-      const wire = toWireError(error);
-      return {
-        code: shape.code,
-        message: wire.body.message,
-        data: {
-          code: wire.body.code,
-          httpStatus: wire.status,
-          path: shape.data.path,
-          ...(wire.body.issues ? { issues: wire.body.issues } : {}),
-        },
-      };
-    },
+    // Its JSON-RPC code follows the status (a 404 reads as NOT_FOUND, not as an internal error).
+    errorFormatter: ({ shape, error }) => trpcErrorShape(toWireError(error), shape.data.path),
   });
 
 export const router = t.router;

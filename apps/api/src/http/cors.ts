@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const ALLOW_METHODS = 'GET, POST, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+// trpc-accept and x-trpc-source are sent by tRPC clients (v11's httpBatchStreamLink, and
+// apps that tag their calls).
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, trpc-accept, x-trpc-source';
 /** What a browser script may read of a response besides the simple headers. */
 const EXPOSE_HEADERS = 'Retry-After, WWW-Authenticate, X-Request-Id';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';

@@ -6,6 +6,7 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DomainError } from '@signal/core';
 import { toWireError } from '../errors.js';
+import { isTrpcTarget, trpcErrorBody } from './trpc-errors.js';
 
 /** Longest request target (path and query) served; every route's real URLs are far shorter. */
 export const MAX_URL_BYTES = 4 * 1024;
@@ -52,7 +53,13 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: Bu
   // A HEAD request gets no body even when it is malformed after the method: the client reads
   // the answer as a HEAD response, and body bytes would be taken for a second response.
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  endWithError(socket, new DomainError('VALIDATION_ERROR', message), { head });
+  // Under /trpc the answer is in tRPC's envelope, which is all a tRPC client can read.
+  const target = error.rawPacket
+    ?.subarray(0, MAX_HEADER_BYTES)
+    .toString('latin1')
+    .split(/[\r\n]/)[0]
+    ?.split(' ')[1];
+  endWithError(socket, new DomainError('VALIDATION_ERROR', message), { head, trpcTarget: target });
 }
 
 /**
@@ -64,9 +71,14 @@ export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
 }
 
 /** Writes a whole error response on a raw socket and closes it. */
-function endWithError(socket: Duplex, error: DomainError, { head = false } = {}): void {
+function endWithError(
+  socket: Duplex,
+  error: DomainError,
+  { head = false, trpcTarget }: { head?: boolean; trpcTarget?: string | undefined } = {},
+): void {
   const wire = toWireError(error);
-  const body = JSON.stringify(wire.body);
+  const body =
+    trpcTarget !== undefined && isTrpcTarget(trpcTarget) ? trpcErrorBody(trpcTarget, wire) : JSON.stringify(wire.body);
   socket.end(
     `HTTP/1.1 ${wire.status} ${STATUS_CODES[wire.status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +

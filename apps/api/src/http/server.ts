@@ -26,6 +26,7 @@ import { docsRoutes } from './docs.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget } from './limits.js';
 import { sendError, sendJson } from './respond.js';
 import { callRestProcedure, noRoute, restInput, restRouter } from './rest.js';
+import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './trpc-errors.js';
 import { webRoutes } from './web.js';
 
 export interface ServerOptions {
@@ -221,6 +222,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     }
     try {
       if (applyCors(req, res, services.config.corsOrigins)) return;
+      limitTrpcBatch(req.url);
       const target = parseRequestTarget(req.url);
       const { pathname } = target;
       const fixed = routes[pathname];
@@ -241,7 +243,8 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     } catch (error) {
       const wire = toWireError(error);
       logFailure(error, wire, req);
-      sendError(res, wire);
+      if (isTrpcTarget(req.url)) sendTrpcError(res, req.url as string, wire);
+      else sendError(res, wire);
     }
   };
 }

@@ -1,0 +1,1 @@
+export { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
