@@ -6,6 +6,7 @@ import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIs
 import { isDatabaseUnavailable } from '@signal/db';
 import type { TRPCError } from '@trpc/server';
 import type { ZodError } from 'zod';
+import { MAX_BODY_BYTES } from './http/body.js';
 
 export interface WireError {
   status: number;
@@ -64,7 +65,7 @@ export function toWireError(error: unknown): WireError {
       case 'METHOD_NOT_SUPPORTED':
         return wire('NOT_FOUND', 'This path does not take that method');
       case 'PAYLOAD_TOO_LARGE':
-        return wire('PAYLOAD_TOO_LARGE', 'Request body is larger than 16 KiB');
+        return wire('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
       default:
         break;
     }
