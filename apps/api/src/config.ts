@@ -14,6 +14,10 @@ const integer = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
 /** PEM keys often travel through env files with their newlines escaped as `\n`. */
 const pem = z.string().transform((v) => v.replace(/\\n/g, '\n').trim());
 
@@ -75,7 +79,13 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '15000'),
   REQUEST_TIMEOUT_MS: withDefault(integer(100, 3_600_000), '30000'),
   KEEP_ALIVE_TIMEOUT_MS: withDefault(integer(1_000, 3_600_000), '5000'),
+  METRICS: withDefault(boolean, 'false'),
+  METRICS_PORT: optional(integer(0, 65_535)),
+  SHUTDOWN_DELAY_SECONDS: withDefault(integer(0, 300), '0'),
 });
+
+/** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
 
 export interface Config {
   port: number;
@@ -98,6 +108,12 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Serve /metrics on the API's own port. */
+  metrics: boolean;
+  /** Serve /metrics on a listener of its own on HOST at this port (0 picks a free one). */
+  metricsPort: number | undefined;
+  /** On SIGTERM/SIGINT, keep serving (with /ready 503) this long before draining. */
+  shutdownDelaySeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -146,5 +162,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    metrics: e.METRICS,
+    metricsPort: e.METRICS_PORT,
+    shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
   };
 }

@@ -3,6 +3,7 @@ import type { TokenService } from '@signal/core/token';
 import type { DatabaseHandle } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { Metrics } from './metrics.js';
 
 /** What every procedure can reach: built once per server. */
 export interface Services {
@@ -12,6 +13,8 @@ export interface Services {
   /** The clock; injected by tests to reach expiry without waiting. */
   now: () => Date;
   log: Logger;
+  /** Set when METRICS or METRICS_PORT turns metrics on. */
+  metrics?: Metrics;
 }
 
 /** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */

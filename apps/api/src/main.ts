@@ -1,7 +1,12 @@
+import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createServer } from './http/server.js';
+import { stopOnSignals } from './shutdown.js';
 
 async function main() {
+  // A `.env` in the working directory (see .env.example) fills in what the environment does not
+  // set; the environment wins. process.loadEnvFile is Node 20.12+.
+  if (existsSync('.env')) process.loadEnvFile?.('.env');
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -13,22 +18,8 @@ async function main() {
     throw error;
   }
   const server = createServer({ config });
-  await server.start();
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.error(`${signal} received: finishing in-flight requests`);
-    server.stop().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  const { services } = await server.start();
+  stopOnSignals(server.stop, services.log);
 }
 
 main().catch((error) => {

@@ -7,12 +7,12 @@
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
 import { clientAddress, rateLimitKey } from './http/client-ip.js';
-import { publicProcedure } from './trpc.js';
+import { signInProcedure } from './trpc.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export function rateLimitedProcedure(endpoint: string) {
-  return publicProcedure.use(async ({ ctx, next }) => {
+  return signInProcedure.use(async ({ ctx, next }) => {
     const { config, database, now } = ctx.services;
     const limit = config.authRateLimitPerMinute;
     if (limit === 0) return next();

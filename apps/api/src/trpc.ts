@@ -25,6 +25,18 @@ const t = initTRPC
 export const router = t.router;
 export const publicProcedure = t.procedure;
 
+/**
+ * The base of the sign-in procedures: counts every auth.verify outcome for the metrics. First
+ * in the chain, so rate-limited and malformed attempts are counted with their codes too.
+ */
+export const signInProcedure = t.procedure.use(async ({ ctx, path, next }) => {
+  const metrics = ctx.services.metrics;
+  if (!metrics || path !== 'auth.verify') return next();
+  const result = await next();
+  metrics.signIn(result.ok ? 'success' : toWireError(result.error).body.code);
+  return result;
+});
+
 const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
 
 /** Requires a valid bearer token; the verified claims are in ctx.auth. */

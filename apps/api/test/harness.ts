@@ -23,6 +23,8 @@ export interface TestApi {
   /** The server's clock (real time plus every advance). */
   now(): Date;
   config: Config;
+  /** Where METRICS_PORT serves /metrics, when set. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
   /** Stops the server only, keeping the database, so a restart can reuse it. */
   restart(): Promise<void>;
@@ -62,6 +64,7 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     url: running.url,
     db,
     config,
+    metricsUrl: running.metricsUrl,
     advanceClock(ms) {
       offset += ms;
     },

@@ -5,6 +5,7 @@
  * same verdict on a corpus of valid and invalid signatures.
  */
 import { createPublicKey, type KeyObject, verify as verifyEd25519 } from 'node:crypto';
+import { createRequire } from 'node:module';
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { hashMessage, hexToBytes, keccak256 } from 'viem';
@@ -103,4 +104,21 @@ export function verifyWalletSignature(wallet: ParsedWallet, message: string, sig
   return wallet.chain === 'evm'
     ? verifyEvmSignature(wallet.wallet, message, signature)
     : verifySolanaSignature(wallet.wallet, message, signature);
+}
+
+/**
+ * Which secp256k1 the EVM path runs on: `native` (libsecp256k1 through the package's prebuilt
+ * or compiled binding) or `js`, the pure-JS elliptic fallback the package loads, without a
+ * word, when the binding cannot load (an unsupported platform, a failed build), which makes
+ * every EVM sign-in many times slower. The server names it at start and warns on `js`.
+ */
+export function secp256k1Backend(): 'native' | 'js' {
+  // The package's entry is `try { require('./bindings') } catch { require('./elliptic') }`:
+  // it is native exactly when what it exported is what its bindings module exports.
+  const require = createRequire(import.meta.url);
+  try {
+    return require('secp256k1/bindings') === secp256k1 ? 'native' : 'js';
+  } catch {
+    return 'js';
+  }
 }

@@ -25,11 +25,24 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
 }
 
+/**
+ * The pool's connections: `max` it may open, `total` open now, of them `idle`, and `waiting`
+ * requests queued for one. PGlite is one embedded connection and reports no queue.
+ */
+export interface PoolStats {
+  max: number;
+  total: number;
+  idle?: number;
+  waiting?: number;
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   backend: Backend;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
+  /** Connections now, for the metrics. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -84,6 +97,12 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     db,
     backend: 'postgres',
     ping: () => pingDatabase(db),
+    poolStats: () => ({
+      max: pool.options.max ?? 10,
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     close: () => db.destroy(),
   };
 }
@@ -114,6 +133,7 @@ function createPglite(dataDir: string | undefined): DatabaseHandle {
     db,
     backend: 'pglite',
     ping: () => pingDatabase(db),
+    poolStats: () => ({ max: 1, total: pglite.closed ? 0 : 1 }),
     close: () => db.destroy(),
   };
 }

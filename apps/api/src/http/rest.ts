@@ -19,6 +19,8 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 interface RestRoute {
   method: Method;
+  /** The path template, e.g. `/providers/{id}` (the metrics' route label). */
+  path: string;
   /** The procedure's dotted path in the router, e.g. `providers.list`. */
   procedure: string;
   type: 'query' | 'mutation';
@@ -83,6 +85,7 @@ export function restRouter(router: AnyRouter): RestRouter {
     const path = normalisePath(openapi.path);
     const route: RestRoute = {
       method: openapi.method,
+      path,
       procedure: name,
       type: procedure._def.mutation ? 'mutation' : 'query',
       takesInput: !isVoidInput(procedure._def.inputs[0]),

@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, Se
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
 import { createTokenService } from '@signal/core/token';
+import { secp256k1Backend } from '@signal/core/verify';
 import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
@@ -16,6 +17,7 @@ import { contextFactory, requestLog, type Services, setRequestId } from '../cont
 import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
+import { answerScrape, createMetrics, setRoute, trpcRoute } from '../metrics.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
@@ -42,6 +44,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** Where METRICS_PORT serves /metrics, when set. */
+  metricsUrl?: string;
 }
 
 /** How long a graceful stop waits for in-flight requests before closing their sockets. */
@@ -56,6 +60,7 @@ export function createServer(options: ServerOptions) {
   let server: Server | undefined;
   let services: Services | undefined;
   let maintenance: Maintenance | undefined;
+  let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
 
   async function start(): Promise<RunningServer> {
@@ -82,13 +87,14 @@ export function createServer(options: ServerOptions) {
         now,
       });
       services = { config, database, tokens, now, log };
+      if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
     } catch (error) {
       await database.close().catch(() => {});
       throw error;
     }
 
     const isClosing = () => closing;
-    const handle = buildHandler(services, options.webDistDir);
+    const handle = buildHandler(services, options.webDistDir, isClosing);
     server = createHttpServer(
       { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
       handle,
@@ -110,15 +116,32 @@ export function createServer(options: ServerOptions) {
     const { port } = httpServer.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-    services.log.info({ url, backend: services.database.backend }, 'listening');
+    if (services.metrics && config.metricsPort !== undefined) {
+      metricsListener = await services.metrics.listen(config.metricsPort, config.host);
+    }
+    const secp256k1 = secp256k1Backend();
+    services.log.info(
+      { url, backend: services.database.backend, secp256k1, metrics: metricsListener?.url ?? config.metrics },
+      'listening',
+    );
+    if (secp256k1 === 'js') {
+      services.log.warn(
+        'secp256k1: the native binding did not load, so EVM signatures are checked by the pure-JS fallback (much slower); reinstall on a supported platform or rebuild the secp256k1 package',
+      );
+    }
     maintenance = startMaintenance(services);
-    return { url, port, services };
+    return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
   }
 
-  /** Stops accepting, lets in-flight requests finish, then closes the database pool. */
+  /**
+   * /ready turns 503 at once (and answers say Connection: close); after SHUTDOWN_DELAY_SECONDS
+   * of serving so, for a balancer to notice, stops accepting, lets in-flight requests finish,
+   * then closes the database pool.
+   */
   async function stop(): Promise<void> {
     if (closing) return;
     closing = true;
+    if (config.shutdownDelaySeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDelaySeconds * 1000));
     const httpServer = server;
     if (httpServer) {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
@@ -127,6 +150,7 @@ export function createServer(options: ServerOptions) {
       await closed;
       clearTimeout(force);
     }
+    await metricsListener?.close();
     await maintenance?.stop();
     await services?.database.close();
   }
@@ -134,8 +158,9 @@ export function createServer(options: ServerOptions) {
   return { start, stop };
 }
 
-function buildHandler(services: Services, webDistDir?: string): Handler {
+function buildHandler(services: Services, webDistDir: string | undefined, isClosing: () => boolean): Handler {
   const createContext = contextFactory(services);
+  const { metrics } = services;
   let openApiDocument: unknown;
 
   const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
@@ -149,6 +174,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     const method = req.method ?? 'GET';
     const match = restRoutes.match(method, target.pathname);
     if (!match) throw noRoute(method, target.pathname, restRoutes.methodsAt(target.pathname));
+    setRoute(req, match.route.path);
     // Read here so that size, content type and JSON errors answer in the contract's terms.
     if (method !== 'GET') req.body = await readJsonBody(req);
     const input = restInput(match, req, target.searchParams);
@@ -162,11 +188,13 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     // from onError, which sees the real error first; the status is the shape's
     // data.httpStatus (set by the errorFormatter from the same mapping), 207 for a mixed batch.
     const wires: WireError[] = [];
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname.slice('/trpc/'.length);
+    setRoute(req, trpcRoute(path, appRouter._def.procedures));
     return nodeHTTPRequestHandler({
       req,
       res,
       router: appRouter,
-      path: new URL(req.url ?? '/', 'http://localhost').pathname.slice('/trpc/'.length),
+      path,
       createContext,
       maxBodySize: MAX_BODY_BYTES,
       onError({ error, req: request }) {
@@ -186,6 +214,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     ...webRoutes({ distDir: webDistDir, log: services.log }),
     '/health': async (_req, res) => sendJson(res, 200, { status: 'ok' }),
     '/ready': async (_req, res) => {
+      if (isClosing()) throw new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down');
       const ready = await Promise.race([
         services.database.ping(),
         new Promise<false>((resolve) => setTimeout(() => resolve(false), READY_TIMEOUT_MS).unref()),
@@ -200,6 +229,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
       sendJson(res, 200, openApiDocument);
     },
     ...docsRoutes(),
+    ...(metrics && services.config.metrics ? { '/metrics': (_req, res) => answerScrape(metrics, res) } : {}),
   };
 
   const accessLog = services.log.isLevelEnabled('info');
@@ -211,6 +241,7 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // API answers are per user and time; the few cacheable ones (JWKS, avatars) say so themselves.
     res.setHeader('Cache-Control', 'no-store');
+    metrics?.observe(req, res);
     if (accessLog) {
       const started = performance.now();
       res.on('finish', () => {
@@ -227,9 +258,11 @@ function buildHandler(services: Services, webDistDir?: string): Handler {
       const { pathname } = target;
       const fixed = routes[pathname];
       if (fixed) {
+        setRoute(req, pathname);
         if (req.method !== 'GET') throw new DomainError('NOT_FOUND', `${req.method} is not served on ${pathname}`);
         await fixed(req, res);
       } else if (AVATAR_PATH.test(pathname) && req.method === 'GET') {
+        setRoute(req, '/avatars/{seed}.svg');
         res.writeHead(200, {
           'Content-Type': 'image/svg+xml',
           'Cache-Control': 'public, max-age=31536000, immutable',
