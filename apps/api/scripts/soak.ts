@@ -121,6 +121,9 @@ async function main() {
     SEED_PROVIDERS: String(PROVIDERS),
     TRUST_PROXY: 'true',
     AUTH_RATE_LIMIT_PER_MINUTE: '60',
+    // Load from one host, many users: the per-user and per-address limits would throttle the soak itself.
+    FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
+    READ_RATE_LIMIT_PER_MINUTE: '0',
     NODE_OPTIONS: `--expose-gc --import=${PROBE} ${process.env.SOAK_NODE_OPTIONS ?? ''}`.trim(),
   });
   /** Memory of the server after a full collection (see soak-probe.mjs). */

@@ -66,6 +66,8 @@ const EnvSchema = z.object({
   SEED_PROVIDERS: withDefault(integer(0, 10_000_000), '100'),
   NONCE_TTL_SECONDS: withDefault(integer(1, 86_400), '300'),
   AUTH_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
+  FOLLOW_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
+  READ_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
   JWT_PRIVATE_KEY: optional(pem),
   JWT_PREVIOUS_PUBLIC_KEYS: optional(z.string()),
   JWT_ISSUER: withDefault(z.string(), 'signal-auth'),
@@ -95,6 +97,8 @@ export interface Config {
   seedProviders: number;
   nonceTtlSeconds: number;
   authRateLimitPerMinute: number;
+  followRateLimitPerMinute: number;
+  readRateLimitPerMinute: number;
   jwtPrivateKey: string | undefined;
   jwtPreviousPublicKeys: string[];
   jwtIssuer: string;
@@ -149,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     seedProviders: e.SEED_PROVIDERS,
     nonceTtlSeconds: e.NONCE_TTL_SECONDS,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
+    followRateLimitPerMinute: e.FOLLOW_RATE_LIMIT_PER_MINUTE,
+    readRateLimitPerMinute: e.READ_RATE_LIMIT_PER_MINUTE,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtPreviousPublicKeys: previous,
     jwtIssuer: e.JWT_ISSUER,

@@ -78,7 +78,10 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     example: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 16 KiB' },
   },
   RATE_LIMITED: {
-    when: 'too many requests from this client address (`AUTH_RATE_LIMIT_PER_MINUTE`), or too many unused nonces for one wallet; see Retry-After',
+    when:
+      'a rate limit is used up: sign-in requests per client address (`AUTH_RATE_LIMIT_PER_MINUTE`), follows and ' +
+      'unfollows per user (`FOLLOW_RATE_LIMIT_PER_MINUTE`), catalogue reads per client address ' +
+      '(`READ_RATE_LIMIT_PER_MINUTE`), or too many unused nonces for one wallet; see Retry-After and RateLimit',
     example: {
       code: 'RATE_LIMITED',
       message: 'More than 60 auth.nonce requests a minute from this address; retry in 42 s',
@@ -103,6 +106,15 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, OpenAPIV3.HeaderOb
   },
   RATE_LIMITED: {
     'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 42 } },
+    RateLimit: {
+      description:
+        'Which limit, what is left of it and seconds until its window ends (IETF draft-ietf-httpapi-ratelimit-headers)',
+      schema: { type: 'string', example: '"follow";r=0;t=42' },
+    },
+    'RateLimit-Policy': {
+      description: 'The limit: quota `q` per window of `w` seconds',
+      schema: { type: 'string', example: '"follow";q=60;w=60' },
+    },
   },
   SERVICE_UNAVAILABLE: {
     'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 1 } },

@@ -1,15 +1,55 @@
 /**
- * The auth rate limit: AUTH_RATE_LIMIT_PER_MINUTE requests per client address and endpoint
- * (auth.nonce and auth.verify each), counted in PostgreSQL so that every server sharing the
- * database shares the count. A tRPC middleware, so REST and /trpc are limited alike, and it
- * runs before input parsing: malformed attempts count too.
+ * Rate limits, as tRPC middlewares so REST and /trpc are limited alike. Each runs before input
+ * parsing, so malformed attempts count too.
+ * - auth: AUTH_RATE_LIMIT_PER_MINUTE per client address and endpoint (auth.nonce, auth.verify);
+ * - follow: FOLLOW_RATE_LIMIT_PER_MINUTE per user, follow and unfollow together;
+ *   both counted in PostgreSQL, so every server sharing the database shares the count;
+ * - read: READ_RATE_LIMIT_PER_MINUTE per client address on the public catalogue reads, counted
+ *   in the process (a database write per read would double the cost of the cheapest requests).
+ * A 429 carries Retry-After and the IETF RateLimit / RateLimit-Policy fields
+ * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "follow";q=60;w=60` and
+ * `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds until the window ends).
  */
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
+import type { Context, Services } from './context.js';
 import { clientAddress, rateLimitKey } from './http/client-ip.js';
-import { signInProcedure } from './trpc.js';
+import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+interface Hit {
+  hits: number;
+  resetAt: Date;
+}
+
+/** A limit's name in the RateLimit fields and its quota per window. */
+export interface RatePolicy {
+  name: string;
+  limit: number;
+}
+
+export function rateLimitHeaders(policy: RatePolicy, remaining: number, resetSeconds: number): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`,
+    RateLimit: `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`,
+  };
+}
+
+/**
+ * Checks a hit against its policy: past the quota, a 429; within it, the RateLimit fields go
+ * on the answer when `announce` (not on answers a shared cache may keep, whose counts would be
+ * another client's).
+ */
+function enforce(ctx: Context, policy: RatePolicy, hit: Hit, at: Date, message: string, announce: boolean): void {
+  const resetSeconds = secondsUntil(hit.resetAt, at);
+  if (hit.hits > policy.limit) throw rateLimited(message, resetSeconds, policy);
+  if (announce) {
+    for (const [name, value] of Object.entries(rateLimitHeaders(policy, policy.limit - hit.hits, resetSeconds))) {
+      ctx.res.setHeader(name, value);
+    }
+  }
+}
 
 export function rateLimitedProcedure(endpoint: string) {
   return signInProcedure.use(async ({ ctx, next }) => {
@@ -18,25 +58,91 @@ export function rateLimitedProcedure(endpoint: string) {
     if (limit === 0) return next();
     const at = now();
     const key = rateLimitKey(clientAddress(ctx.req, config.trustProxy));
-    const { hits, resetAt } = await hitRateLimit(database.db, {
+    const hit = await hitRateLimit(database.db, {
       bucket: `${endpoint}:${key}`,
       now: at,
       windowMs: RATE_LIMIT_WINDOW_MS,
     });
-    if (hits > limit) {
-      throw rateLimited(
-        `More than ${limit} ${endpoint} requests a minute from this address`,
-        secondsUntil(resetAt, at),
-      );
-    }
+    enforce(
+      ctx,
+      { name: endpoint, limit },
+      hit,
+      at,
+      `More than ${limit} ${endpoint} requests a minute from this address`,
+      true,
+    );
     return next();
   });
 }
 
-export function rateLimited(message: string, retryAfterSeconds: number): DomainError {
-  return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
-    headers: { 'Retry-After': String(retryAfterSeconds) },
+/** Follow and unfollow: one count per user, whichever server answers. */
+export const followLimitedProcedure = authedProcedure.use(async ({ ctx, next }) => {
+  const { config, database, now } = ctx.services;
+  const limit = config.followRateLimitPerMinute;
+  if (limit === 0) return next();
+  const at = now();
+  const hit = await hitRateLimit(database.db, {
+    bucket: `follow:user:${ctx.auth.userId}`,
+    now: at,
+    windowMs: RATE_LIMIT_WINDOW_MS,
   });
+  enforce(ctx, { name: 'follow', limit }, hit, at, `More than ${limit} follows and unfollows a minute`, true);
+  return next();
+});
+
+/** Public catalogue reads: per client address, counted in this process. */
+export const readLimitedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const { config, now } = ctx.services;
+  const limit = config.readRateLimitPerMinute;
+  if (limit === 0) return next();
+  const at = now();
+  const hit = readCounter(ctx.services).hit(rateLimitKey(clientAddress(ctx.req, config.trustProxy)), at);
+  enforce(
+    ctx,
+    { name: 'read', limit },
+    hit,
+    at,
+    `More than ${limit} catalogue reads a minute from this address`,
+    false,
+  );
+  return next();
+});
+
+/**
+ * Fixed one-minute windows in memory, aligned with the database's windows. The whole map is
+ * dropped when a window ends, so it holds at most the addresses seen in one minute.
+ */
+class WindowCounter {
+  private windowStart = 0;
+  private counts = new Map<string, number>();
+
+  hit(key: string, at: Date): Hit {
+    const start = Math.floor(at.getTime() / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS;
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.counts = new Map();
+    }
+    const hits = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, hits);
+    return { hits, resetAt: new Date(start + RATE_LIMIT_WINDOW_MS) };
+  }
+}
+
+const readCounters = new WeakMap<Services, WindowCounter>();
+
+function readCounter(services: Services): WindowCounter {
+  let counter = readCounters.get(services);
+  if (!counter) {
+    counter = new WindowCounter();
+    readCounters.set(services, counter);
+  }
+  return counter;
+}
+
+export function rateLimited(message: string, retryAfterSeconds: number, policy?: RatePolicy): DomainError {
+  const headers: Record<string, string> = { 'Retry-After': String(retryAfterSeconds) };
+  if (policy) Object.assign(headers, rateLimitHeaders(policy, 0, retryAfterSeconds));
+  return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, { headers });
 }
 
 /** Whole seconds from `now` until `at`, at least 1 (Retry-After: 0 would invite a busy loop). */

@@ -9,33 +9,23 @@ import type { AddressInfo } from 'node:net';
 import type { Backend } from '@signal/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmWallet, startApi, type TestApi } from './harness.js';
+import { httpCall } from './raw-http.js';
 
 const LIMIT = 3;
 const MINUTE = 60_000;
 /** The proxy connects to the API from this address, so a CIDR list can name it alone. */
 const PROXY_ADDRESS = '127.0.0.3';
 
-interface Answer {
-  status: number;
-  body: { code?: string };
-}
-
-/** A GET over node:http from a chosen local address (another "client host" on loopback). */
-function get(url: string, options: { localAddress?: string; headers?: Record<string, string> } = {}) {
-  return new Promise<Answer>((resolve, reject) => {
-    const req = httpRequest(url, { localAddress: options.localAddress, headers: options.headers, agent: false });
-    req.setTimeout(10_000, () => req.destroy(new Error('no answer')));
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-    });
-    req.end();
+/** A GET from a chosen local address (another "client host" on loopback): status and code. */
+async function get(url: string, options: { localAddress?: string; headers?: Record<string, string> } = {}) {
+  const target = new URL(url);
+  const reply = await httpCall(target.origin, {
+    method: 'GET',
+    path: target.pathname + target.search,
+    headers: options.headers,
+    localAddress: options.localAddress,
   });
+  return { status: reply.status, body: JSON.parse(reply.text) as { code?: string } };
 }
 
 /** A reverse proxy that appends the address it saw to X-Forwarded-For, and nothing more. */

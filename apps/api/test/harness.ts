@@ -51,6 +51,8 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     LOG_LEVEL: 'silent',
     SEED_PROVIDERS: '0',
     AUTH_RATE_LIMIT_PER_MINUTE: '0',
+    FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
+    READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,

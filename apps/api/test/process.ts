@@ -55,6 +55,8 @@ export async function spawnApi(env: Record<string, string>, options: { startTime
       LOG_LEVEL: 'warn',
       SEED_PROVIDERS: '0',
       AUTH_RATE_LIMIT_PER_MINUTE: '0',
+      FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
+      READ_RATE_LIMIT_PER_MINUTE: '0',
       ...env,
       PORT: String(port),
       DATA_DIR: dataDir,

@@ -57,6 +57,8 @@ export interface HttpCall {
   path: string;
   headers?: Record<string, string | string[]>;
   body?: string | Buffer;
+  /** Connect from this loopback address (127.0.0.2, …): another client host. */
+  localAddress?: string;
 }
 
 /** One request through node:http, which sends methods, paths and headers that fetch would not. */
@@ -70,7 +72,15 @@ export function httpCall(url: string, call: HttpCall, timeoutMs = 10_000): Promi
       : { 'content-length': String(Buffer.byteLength(call.body)), ...call.headers };
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: hostname, port: Number(port), method: call.method, path: call.path, headers, agent: false },
+      {
+        host: hostname,
+        port: Number(port),
+        method: call.method,
+        path: call.path,
+        headers,
+        agent: false,
+        localAddress: call.localAddress,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -132,6 +132,8 @@ function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[]
       DATA_DIR: join(HERE, '..', 'artifacts', 'data'),
       SEED_PROVIDERS: '0',
       AUTH_RATE_LIMIT_PER_MINUTE: '0',
+      FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
+      READ_RATE_LIMIT_PER_MINUTE: '0',
       JWT_PRIVATE_KEY: privateKeyPem,
     },
     nodeArgs,

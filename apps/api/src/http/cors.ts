@@ -5,7 +5,7 @@ const ALLOW_METHODS = 'GET, POST, DELETE';
 // apps that tag their calls).
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, trpc-accept, x-trpc-source';
 /** What a browser script may read of a response besides the simple headers. */
-const EXPOSE_HEADERS = 'Retry-After, WWW-Authenticate, X-Request-Id';
+const EXPOSE_HEADERS = 'Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, X-Request-Id';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**

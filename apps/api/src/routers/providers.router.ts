@@ -16,7 +16,8 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import * as examples from '../openapi.examples.js';
-import { authedProcedure, publicProcedure, router } from '../trpc.js';
+import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
+import { router } from '../trpc.js';
 import { walletNotFound } from './me.router.js';
 
 const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
@@ -28,7 +29,7 @@ function followResult(outcome: FollowOutcome, providerId: number) {
 }
 
 export const providersRouter = router({
-  list: publicProcedure
+  list: readLimitedProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -44,12 +45,13 @@ export const providersRouter = router({
           response: examples.providerPage,
         },
       },
+      errors: ['RATE_LIMITED'],
     })
     .input(ProviderListQuerySchema)
     .output(ProviderPageSchema)
     .query(({ input, ctx }) => listProviders(ctx.services.database.db, input)),
 
-  get: publicProcedure
+  get: readLimitedProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -59,7 +61,7 @@ export const providersRouter = router({
         description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
         example: { request: { id: examples.provider.id }, response: examples.provider },
       },
-      errors: ['PROVIDER_NOT_FOUND'],
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
     .output(ProviderSchema)
@@ -69,7 +71,7 @@ export const providersRouter = router({
       return provider;
     }),
 
-  stats: publicProcedure
+  stats: readLimitedProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -81,7 +83,7 @@ export const providersRouter = router({
           '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
         example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
       },
-      errors: ['PROVIDER_NOT_FOUND'],
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
     .output(ProviderStatsSchema)
@@ -91,7 +93,7 @@ export const providersRouter = router({
       return stats;
     }),
 
-  follow: authedProcedure
+  follow: followLimitedProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -104,7 +106,7 @@ export const providersRouter = router({
         protect: true,
         example: { request: { id: examples.followResult.providerId }, response: examples.followResult },
       },
-      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND'],
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
     .output(FollowResultSchema)
@@ -119,7 +121,7 @@ export const providersRouter = router({
       ),
     ),
 
-  unfollow: authedProcedure
+  unfollow: followLimitedProcedure
     .meta({
       openapi: {
         method: 'DELETE',
@@ -132,7 +134,7 @@ export const providersRouter = router({
         protect: true,
         example: { request: { id: examples.unfollowResult.providerId }, response: examples.unfollowResult },
       },
-      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND'],
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
     .output(FollowResultSchema)

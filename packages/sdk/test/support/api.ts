@@ -29,6 +29,8 @@ export async function startApi(): Promise<TestApi> {
     LOG_LEVEL: 'silent',
     SEED_PROVIDERS: String(SEEDED_PROVIDERS),
     AUTH_RATE_LIMIT_PER_MINUTE: '0',
+    FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
+    READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
     DATABASE_URL: scratch.url,
   });
