@@ -84,6 +84,7 @@ const EnvSchema = z.object({
   METRICS: withDefault(boolean, 'false'),
   METRICS_PORT: optional(integer(0, 65_535)),
   SHUTDOWN_DELAY_SECONDS: withDefault(integer(0, 300), '0'),
+  DATABASE_PREPARED_STATEMENTS: withDefault(boolean, 'false'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -118,6 +119,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** On SIGTERM/SIGINT, keep serving (with /ready 503) this long before draining. */
   shutdownDelaySeconds: number;
+  /** Hot queries as named prepared statements: only on direct connections or a pooler that tracks them. */
+  databasePreparedStatements: boolean;
 }
 
 export class ConfigError extends Error {
@@ -171,5 +174,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: e.METRICS,
     metricsPort: e.METRICS_PORT,
     shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
   };
 }

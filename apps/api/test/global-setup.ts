@@ -1,12 +1,18 @@
 /**
  * Process tests run the built server (dist/main.js). When a source file is newer than the
  * build, or there is none, build it first, so `vitest run` never tests a stale dist.
+ *
+ * With TEST_POOLER=pgbouncer, start a transaction-mode PgBouncer in front of the test server
+ * for the whole run and send every service under test through it (TEST_POOLER_URL, read by
+ * serviceDatabaseUrl; the test files' workers inherit it); it is stopped at the end.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startPgBouncer } from '@signal/db/local-servers';
+import { TEST_ADMIN_URL } from '@signal/db/testing';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,7 +25,26 @@ function newest(dir: string): number {
   return latest;
 }
 
-export default function setup() {
+export default async function setup() {
+  buildIfStale();
+  if (process.env.TEST_POOLER !== 'pgbouncer') return;
+  const pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL });
+  process.env.TEST_POOLER_URL = pooler.url;
+  console.log(`services under test connect through PgBouncer (transaction mode) at ${pooler.url}`);
+  return async () => {
+    try {
+      // Proof that the run went through the pooler, not around it.
+      const carried = [...(await pooler.transactions())].filter(([database]) => database.startsWith('test_'));
+      const total = carried.reduce((sum, [, count]) => sum + count, 0);
+      console.log(`PgBouncer carried ${total} transactions to ${carried.length} test databases`);
+      if (total === 0) throw new Error('PgBouncer carried no transaction to a test database: the services bypassed it');
+    } finally {
+      await pooler.stop();
+    }
+  };
+}
+
+function buildIfStale() {
   let built = 0;
   try {
     built = statSync(join(root, 'dist', 'main.js')).mtimeMs;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Backend, DatabaseHandle } from '@signal/db';
 import { createDatabase } from '@signal/db';
-import { createScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
 import { createTRPCProxyClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
@@ -54,7 +54,7 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(databaseUrl ? { DATABASE_URL: serviceDatabaseUrl(databaseUrl) } : {}),
     ...options.env,
   });
   let server = createServer({ config, now, webDistDir: options.webDistDir });

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceDatabaseUrl } from '@signal/db/testing';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -58,6 +59,7 @@ export async function spawnApi(env: Record<string, string>, options: { startTime
       FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
       READ_RATE_LIMIT_PER_MINUTE: '0',
       ...env,
+      ...(env.DATABASE_URL ? { DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL) } : {}),
       PORT: String(port),
       DATA_DIR: dataDir,
     },

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { type DialectAdapter, Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { executeCompiledDirectly } from './compiled-query.js';
 import type { Database } from './schema.js';
@@ -19,10 +19,19 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   /** pg pool size (PostgreSQL only). */
   poolSize?: number;
-  /** Per-statement timeout on PostgreSQL, so a stuck query cannot hold a request forever. */
-  statementTimeoutMs?: number;
   /** How long to wait for a pooled connection before failing the request. */
   connectTimeoutMs?: number;
+  /**
+   * Run the hot compiled queries as named prepared statements (PostgreSQL only). Off by
+   * default: a named statement lives on one server connection, and a transaction-mode pooler
+   * (PgBouncer before 1.21, or without max_prepared_statements) hands server connections
+   * around between transactions, so the next client that gets it fails with "prepared statement
+   * already exists" or "does not exist". Turn it on for direct connections, or a pooler that
+   * tracks prepared statements.
+   */
+  preparedStatements?: boolean;
+  /** A client-side bound on each query (pg's query_timeout); unset: none. */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -59,11 +68,16 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
 }
 
 function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  // No startup parameters beyond user, database and client_encoding (no statement_timeout,
+  // no options): a transaction-mode pooler refuses the ones it does not track, and a setting
+  // made on one server connection would not follow the client to the next. The statement
+  // timeout belongs to the role or database (ALTER ROLE … SET statement_timeout), which every
+  // server connection, pooled or not, picks up when it starts.
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    ...(options.queryTimeoutMs === undefined ? {} : { query_timeout: options.queryTimeoutMs }),
     // Keep TCP alive so a silently dropped connection is noticed instead of hanging.
     keepAlive: true,
     types: {
@@ -81,9 +95,10 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // uncaught exception and a database outage would crash the process. The query's own
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PooledPostgresDialect({ pool }) });
+  const prepared = options.preparedStatements ?? false;
   executeCompiledDirectly(db, async ({ name, sql, parameters }) => {
-    if (name === undefined) return (await pool.query(sql, parameters)).rows;
+    if (name === undefined || !prepared) return (await pool.query(sql, parameters)).rows;
     try {
       return (await namedQuery(pool, name, sql, parameters)).rows;
     } catch (error) {
@@ -105,6 +120,30 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     }),
     close: () => db.destroy(),
   };
+}
+
+/** The advisory lock id migrations serialise on (any fixed bigint no other code uses). */
+export const MIGRATION_LOCK_ID = 7270002n;
+
+/**
+ * Kysely's PostgreSQL migration lock is a session-level advisory lock, taken and released by
+ * separate statements. Behind a transaction-mode pooler those statements can run on different
+ * server connections: the unlock misses, and the lock stays held on a pooled connection until
+ * the pooler closes it, so the next migration waits for it. A transaction-scoped lock ends
+ * with the transaction that took it, on whatever connection that was (migrateToLatest runs
+ * the migrator inside one).
+ */
+class TransactionLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+  }
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+class PooledPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockAdapter();
+  }
 }
 
 /**
@@ -136,6 +175,15 @@ function createPglite(dataDir: string | undefined): DatabaseHandle {
     poolStats: () => ({ max: 1, total: pglite.closed ? 0 : 1 }),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The statement_timeout the server applies to this service's statements ('0' = none): the
+ * role's or database's setting, since the service sends no startup parameters.
+ */
+export async function statementTimeout(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ value: string }>`select current_setting('statement_timeout') as value`.execute(db);
+  return rows[0]?.value ?? '0';
 }
 
 async function pingDatabase(db: Kysely<Database>): Promise<boolean> {

@@ -1,5 +1,12 @@
 export * from './auth.queries.js';
-export { type Backend, createDatabase, type DatabaseHandle, type DatabaseOptions, type PoolStats } from './connect.js';
+export {
+  type Backend,
+  createDatabase,
+  type DatabaseHandle,
+  type DatabaseOptions,
+  type PoolStats,
+  statementTimeout,
+} from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export { migrateToLatest } from './migrate.js';
 export * from './provider.queries.js';

@@ -1,21 +1,25 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
+import { MIGRATION_LOCK_ID } from './connect.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 /**
- * Brings the schema to the latest version. Safe to run from several servers at once:
- * Kysely's migrator holds an advisory lock while it works, and applied migrations are
- * recorded, so a second run does nothing.
+ * Brings the schema to the latest version. Safe to run from several servers at once, directly
+ * or through a transaction-mode pooler: everything runs in one transaction that first takes a
+ * transaction-scoped advisory lock (released at commit or rollback, on the server connection
+ * that took it, so no lock can outlive it on a pooled connection), and applied migrations are
+ * recorded, so a second run does nothing. The lock comes first so that the migrator's own
+ * bookkeeping tables are created by one server at a time.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
+  const result: MigrationResultSet = await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(trx);
+    const migrator = new Migrator({ db: trx, provider: { getMigrations: async () => migrations } });
+    const outcome = await migrator.migrateToLatest();
+    // Thrown inside the transaction so that nothing of a failed run is committed.
+    if (outcome.error) throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+    return outcome;
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error) {
-    throw result.error instanceof Error ? result.error : new Error(String(result.error));
-  }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

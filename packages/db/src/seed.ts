@@ -145,10 +145,12 @@ export async function seedDemoCatalogue(
   const mean = Math.min(40, 1_500_000 / n);
 
   const result = await db.transaction().execute(async (trx): Promise<SeedResult | null> => {
+    // First, so that a role's statement_timeout bounds neither the wait for another server's
+    // seed nor the seed itself (SET LOCAL ends with the transaction, pooled or not).
+    await sql`set local statement_timeout = 0`.execute(trx);
     await sql`select pg_advisory_xact_lock(7270001)`.execute(trx);
     const counted = await trx.selectFrom('catalogue_counters').select('provider_count').executeTakeFirst();
     if ((counted?.provider_count ?? 0) > 0) return null;
-    await sql`set local statement_timeout = 0`.execute(trx);
     await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
     // Counts are written with the providers; the follows trigger must not add them again.
     // (DISABLE TRIGGER is transactional: it holds only inside this transaction.)

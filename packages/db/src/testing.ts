@@ -5,10 +5,26 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type Backend, createDatabase, type DatabaseHandle } from './connect.js';
+import { reroute } from './local-servers.js';
 import { migrateToLatest } from './migrate.js';
 
 /** The server tests use; CI and the machine's PostgreSQL answer here with trust auth. */
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The URL a service under test connects with: through the pooler named by TEST_POOLER_URL
+ * (a transaction-mode PgBouncer in front of the test server) when set, so the same tests run
+ * again through it; else `url` itself. Only URLs of the test server are rerouted (a test's own
+ * proxy keeps its address). Databases are still created and inspected directly.
+ */
+export function serviceDatabaseUrl(url: string): string {
+  const pooler = process.env.TEST_POOLER_URL;
+  if (!pooler) return url;
+  const admin = new URL(TEST_ADMIN_URL);
+  const target = new URL(url);
+  if (target.hostname !== admin.hostname || target.port !== admin.port) return url;
+  return reroute(url, pooler);
+}
 
 export interface ScratchDatabase {
   url: string;

@@ -1,7 +1,8 @@
 /**
- * Queries compiled once and run as named prepared statements on PostgreSQL: they must answer
- * like freshly built ones, with each call's own values, and survive a schema change under a
- * statement a pooled connection prepared before it.
+ * Queries compiled once and, when the operator turns it on, run as named prepared statements on
+ * PostgreSQL: they must answer like freshly built ones, with each call's own values, and survive
+ * a schema change under a statement a pooled connection prepared before it. Off (the default),
+ * nothing is prepared on the server: a transaction-mode pooler may hand the connection on.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ describe('compiled queries on postgres', () => {
   beforeAll(async () => {
     scratch = await createScratchDatabase();
     // One connection, so every call reuses the statements that connection prepared.
-    database = createDatabase({ url: scratch.url, poolSize: 1 });
+    database = createDatabase({ url: scratch.url, poolSize: 1, preparedStatements: true });
     await migrateToLatest(database.db);
     await database.db
       .insertInto('providers')
@@ -49,6 +50,18 @@ describe('compiled queries on postgres', () => {
     const lookups = rows.filter((row) => row.calls >= 2);
     expect(rows.length).toBeGreaterThanOrEqual(2);
     expect(lookups.length, JSON.stringify(rows)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('prepares nothing on the server unless turned on', async () => {
+    const unprepared = createDatabase({ url: scratch.url, poolSize: 1 });
+    try {
+      expect((await findProvider(unprepared.db, 1))?.name).toBe('First');
+      expect((await findProvider(unprepared.db, 2))?.name).toBe('Second');
+      const { rows } = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(unprepared.db);
+      expect(rows).toEqual([]);
+    } finally {
+      await unprepared.close();
+    }
   });
 
   it('still answers after a column type changes under a prepared statement', async () => {

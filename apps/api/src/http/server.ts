@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
 import { createTokenService } from '@signal/core/token';
 import { secp256k1Backend } from '@signal/core/verify';
-import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
+import { createDatabase, migrateToLatest, seedDemoCatalogue, statementTimeout } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
@@ -69,10 +69,17 @@ export function createServer(options: ServerOptions) {
       url: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.databasePoolSize,
+      preparedStatements: config.databasePreparedStatements,
     });
     try {
       const applied = await migrateToLatest(database.db);
       if (applied.length > 0) log.info({ applied }, 'migrations applied');
+      if (database.backend === 'postgres' && (await statementTimeout(database.db)) === '0') {
+        log.warn(
+          'statement_timeout is off for this role and database: a stuck statement holds its request until TCP ' +
+            "gives up. Set one on the server, e.g. ALTER ROLE <role> SET statement_timeout = '10s' (see the README)",
+        );
+      }
       if (config.seedProviders > 0) {
         const seeded = await seedDemoCatalogue(database.db, { providers: config.seedProviders });
         if (seeded) log.info(seeded, 'demo catalogue seeded');
