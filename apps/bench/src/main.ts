@@ -4,7 +4,7 @@
  *   --quick              10k catalogue only, about a second per run (CI runs this)
  *   --out <file.json>    also write the results as JSON
  *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
- *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana)
+ *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, metrics)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
@@ -20,6 +20,7 @@ import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
 import { compare, compareOps, type LoadPlan, type Sample } from './load.js';
+import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import { checkParity } from './parity.js';
 import { summariseProfile } from './profile.js';
 import {
@@ -159,6 +160,15 @@ async function runCatalogue(
   const running = api as ServerProcess;
   // Page 1 of the small catalogue, served at the same time, so both sizes meet the same noise.
   const smallApi = small && wanted('scale') ? await startServer(apiSpec(small, privateKeyPem)) : undefined;
+  // The same service with METRICS=true, for the cost of metrics (see metrics-cost.ts).
+  const metricsSpec = apiSpec(catalogue, privateKeyPem);
+  const metricsApi = wanted(METRICS_KEY)
+    ? await startServer({
+        ...metricsSpec,
+        name: `${metricsSpec.name} metrics`,
+        env: { ...metricsSpec.env, METRICS: 'true' },
+      })
+    : undefined;
   const baseline = await startServer({
     name: `baseline ${size}`,
     script: BASELINE_MAIN,
@@ -185,6 +195,7 @@ async function runCatalogue(
       api: running,
       baseline,
       small: smallApi && { api: smallApi, size: sizeLabel((small as Catalogue).providers) },
+      metricsApi,
       database,
       size,
       deepPage: Math.min(5_000, Math.floor((catalogue.providers / 20) * 0.8)),
@@ -219,6 +230,7 @@ async function runCatalogue(
     await running.stop();
     await baseline.stop();
     await smallApi?.stop();
+    await metricsApi?.stop();
   }
   if (args.profile) {
     for (const [side, server] of [
@@ -272,7 +284,7 @@ async function main() {
     settings: { connections, ...plan, catalogues: sizes },
     rows: ordered,
     api: { readyMs, peakRssMbUnderListLoad: peakRssMb },
-    targets: judge(rows, { readyMs, peakRssMb }),
+    targets: [...judge(rows, { readyMs, peakRssMb }), ...judgeMetricsCost(rows.get(METRICS_KEY))],
   };
 
   console.log(`\n${textTable(ordered)}\n`);

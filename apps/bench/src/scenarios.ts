@@ -13,6 +13,8 @@ import type { BenchWallet } from './wallets.js';
 export interface Bench {
   api: ServerProcess;
   baseline: ServerProcess;
+  /** The service with METRICS=true on the same catalogue (the `metrics` row). */
+  metricsApi?: ServerProcess | undefined;
   /** The service on a small catalogue, for page 1 at both sizes (full run only). */
   small?: { api: ServerProcess; size: string } | undefined;
   database: DatabaseHandle;
@@ -43,6 +45,7 @@ export const SCENARIO_KEYS = [
   'nonce',
   'verify-evm',
   'verify-solana',
+  'metrics',
 ] as const;
 
 export interface Scenario {
@@ -238,5 +241,16 @@ export function scenarios(b: Bench): Scenario[] {
       service: signIns(api, b, b.solana),
       baseline: signIns(baseline, b, b.solana),
     },
+    ...(b.metricsApi
+      ? [
+          {
+            key: 'metrics' as const,
+            name: 'detail, METRICS=true',
+            service: get(b.metricsApi, details),
+            baseline: get(api, details),
+            note: 'baseline column: the same service with metrics off, measured in the same rounds',
+          },
+        ]
+      : []),
   ];
 }
