@@ -95,9 +95,9 @@ export const providerStats = {
   followersGained30d: 2,
   totalSignals: 2099,
   winRate: 0.7465,
-  avgReturnPct: -0.38,
-  totalReturnPct: -79.76,
-  maxDrawdownPct: 41.94,
+  avgReturnPct: -0.0254,
+  totalReturnPct: -41.35,
+  maxDrawdownPct: 47.12,
   lastSignalAt: '2026-11-21T21:58:35.971Z',
   updatedAt: '2026-11-23T04:34:11.110Z',
 } satisfies ProviderStats;

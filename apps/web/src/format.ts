@@ -11,8 +11,12 @@ export const formatCount = (value: number) => integer.format(value);
 export const formatRate = (ratio: number) => `${percent.format(ratio * 100)}%`;
 
 /** −79.76 → "−79.8%", 12 → "+12.0%": returns always carry their sign. */
+/** Two significant digits below 1 %, where one decimal would show a per-signal return as 0.0. */
+const smallPercent = new Intl.NumberFormat('en', { maximumSignificantDigits: 2 });
+
 export function formatReturn(pct: number): string {
-  const text = `${percent.format(Math.abs(pct))}%`;
+  const magnitude = Math.abs(pct);
+  const text = `${(magnitude > 0 && magnitude < 1 ? smallPercent : percent).format(magnitude)}%`;
   if (pct > 0) return `+${text}`;
   return pct < 0 ? `−${text}` : text;
 }

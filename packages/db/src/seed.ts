@@ -193,18 +193,28 @@ export async function seedDemoCatalogue(
       from generate_series(1, ${n})
     `.execute(trx);
 
+    // Figures a trader can read: the account's growth over all signals is drawn first,
+    // log-normal (ln growth ~ N(0.1, 0.6): most providers between −67 % and +267 %, none at or
+    // below −100 %), then avgReturnPct is the per-signal return that compounds to it over
+    // totalSignals ((1 + avg)^n = growth), and maxDrawdownPct is at least the net loss of a
+    // losing provider. No signals: every figure 0.
     await sql`
       insert into provider_stats
         (provider_id, total_signals, win_rate, avg_return_pct, total_return_pct, max_drawdown_pct, last_signal_at, updated_at)
-      select id, total, win_rate, avg_return, round((avg_return * total / 10)::numeric, 2)::float8, drawdown,
+      select id, total,
+             case when total = 0 then 0 else win_rate end,
+             case when total = 0 then 0 else round(((power(growth, 1.0 / total) - 1) * 100)::numeric, 4)::float8 end,
+             case when total = 0 then 0 else round(((growth - 1) * 100)::numeric, 2)::float8 end,
+             case when total = 0 then 0 else round(greatest(drawdown, (1 - growth) * 100)::numeric, 2)::float8 end,
              case when total = 0 then null else ${now}::timestamptz - random() * interval '14 days' end,
              ${now}::timestamptz
       from (
         select id,
                floor(random() * random() * 4000)::int as total,
                round((0.3 + random() * 0.45)::numeric, 4)::float8 as win_rate,
-               round((random() * 7 - 2)::numeric, 2)::float8 as avg_return,
-               round((2 + random() * 58)::numeric, 2)::float8 as drawdown
+               -- Box-Muller: a standard normal from two uniforms.
+               exp(0.1 + 0.6 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())) as growth,
+               2 + random() * 58 as drawdown
         from providers
       ) s
     `.execute(trx);
