@@ -23,6 +23,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error);
+  // A configuration problem found at start (such as an unsafe DATA_DIR) is its message alone.
+  console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 });

@@ -164,7 +164,8 @@ function createPglite(dataDir: string | undefined): DatabaseHandle {
   let dir: string | undefined;
   if (dataDir) {
     dir = join(dataDir, 'pglite');
-    mkdirSync(dir, { recursive: true });
+    // Private: the database's files are nobody else's to read.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
   const pglite = new PGlite(dir, { parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber } });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });

@@ -25,6 +25,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '57014') {
         return true;
       }
+      if (isSchemaMissingCode(code)) return true;
     }
     if (
       typeof message === 'string' &&
@@ -37,6 +38,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     cause = (cause as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * 42P01 undefined_table, 3F000 invalid_schema_name: the service's tables are gone from under it
+ * (dropped, or a database restored or recreated without them). Not a fault of the request, and
+ * over once migrations run again: the database is unavailable, like an unreachable one.
+ */
+export function isSchemaMissingCode(code: string): boolean {
+  return code === '42P01' || code === '3F000';
 }
 
 /** PostgreSQL's foreign_key_violation: the referenced row (a provider, a user) is gone. */

@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import { MIGRATION_LOCK_ID } from './connect.js';
+import { isDatabaseUnavailable, isSchemaMissingCode } from './errors.js';
 import { migrations } from './migrations/index.js';
-import type { Database } from './schema.js';
+import { type Database, TABLES } from './schema.js';
 
 /**
  * Brings the schema to the latest version. Safe to run from several servers at once, directly
@@ -22,4 +23,25 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
     return outcome;
   });
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Whether the database is ready for this code: `current` when the newest migration this build
+ * knows is recorded and every table of the schema exists, `behind` when not (never migrated,
+ * tables dropped, an older schema), `unreachable` when the query fails otherwise. One query.
+ */
+export async function schemaState(db: Kysely<Database>): Promise<'current' | 'behind' | 'unreachable'> {
+  const latest = Object.keys(migrations).sort().at(-1) ?? '';
+  try {
+    const { rows } = await sql<{ migrated: boolean; tables: number }>`
+      select exists (select 1 from kysely_migration where name = ${latest}) as migrated,
+             (select count(*)::int from pg_catalog.pg_tables
+               where schemaname = current_schema() and tablename in (${sql.join([...TABLES])})) as tables`.execute(db);
+    const row = rows[0];
+    return row?.migrated && row.tables === TABLES.length ? 'current' : 'behind';
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && isSchemaMissingCode(code)) return 'behind';
+    return isDatabaseUnavailable(error) ? 'unreachable' : 'behind';
+  }
 }

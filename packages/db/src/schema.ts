@@ -62,6 +62,17 @@ export interface CatalogueCountersTable {
   provider_count: number;
 }
 
+/** Tables the service cannot work without; readiness checks they exist. */
+export const TABLES = [
+  'users',
+  'auth_nonces',
+  'rate_limit_hits',
+  'providers',
+  'provider_stats',
+  'follows',
+  'catalogue_counters',
+] as const satisfies readonly (keyof Database)[];
+
 export interface Database {
   users: UsersTable;
   auth_nonces: AuthNoncesTable;

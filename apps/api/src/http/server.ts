@@ -6,14 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { DomainError } from '@signal/core';
 import { createTokenService } from '@signal/core/token';
 import { secp256k1Backend } from '@signal/core/verify';
-import { createDatabase, migrateToLatest, seedDemoCatalogue, statementTimeout } from '@signal/db';
+import { createDatabase, migrateToLatest, schemaState, seedDemoCatalogue, statementTimeout } from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from '../context.js';
+import { prepareDataDir, restrictToOwner } from '../data-dir.js';
 import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
@@ -65,6 +67,9 @@ export function createServer(options: ServerOptions) {
 
   async function start(): Promise<RunningServer> {
     const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
+    // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
+    const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
+    if (dataDir) await prepareDataDir(dataDir);
     const database = createDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
@@ -85,6 +90,7 @@ export function createServer(options: ServerOptions) {
         if (seeded) log.info(seeded, 'demo catalogue seeded');
       }
       const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
+      if (dataDir && !config.databaseUrl) await restrictToOwner(join(dataDir, 'pglite'));
       const now = options.now ?? (() => new Date());
       const tokens = await createTokenService({
         privateKeyPem,
@@ -160,6 +166,7 @@ export function createServer(options: ServerOptions) {
     await metricsListener?.close();
     await maintenance?.stop();
     await services?.database.close();
+    if (!config.databaseUrl) await restrictToOwner(join(config.dataDir, 'pglite'));
   }
 
   return { start, stop };
@@ -222,12 +229,16 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     '/health': async (_req, res) => sendJson(res, 200, { status: 'ok' }),
     '/ready': async (_req, res) => {
       if (isClosing()) throw new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down');
-      const ready = await Promise.race([
-        services.database.ping(),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), READY_TIMEOUT_MS).unref()),
+      // Not only a connection: the schema this build needs must be there (migrated, tables present).
+      const state = await Promise.race([
+        schemaState(services.database.db),
+        new Promise<'unreachable'>((resolve) => setTimeout(() => resolve('unreachable'), READY_TIMEOUT_MS).unref()),
       ]);
-      if (ready) sendJson(res, 200, { status: 'ready' });
-      else sendError(res, toWireError(new DomainError('SERVICE_UNAVAILABLE', 'The database is not answering')));
+      if (state === 'current') sendJson(res, 200, { status: 'ready' });
+      else {
+        const message = state === 'behind' ? 'The database schema is not migrated' : 'The database is not answering';
+        sendError(res, toWireError(new DomainError('SERVICE_UNAVAILABLE', message)));
+      }
     },
     '/.well-known/jwks.json': async (_req, res) =>
       sendJson(res, 200, services.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
