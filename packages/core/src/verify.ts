@@ -11,7 +11,8 @@ import secp256k1 from 'secp256k1';
 import { hashMessage, hexToBytes, keccak256 } from 'viem';
 import type { ParsedWallet } from './wallet.js';
 
-const SIGNATURE_HEX = /^(0x)?[0-9a-fA-F]{130}$/;
+/** 65 bytes (r ‖ s ‖ v) or EIP-2098's 64 (r ‖ yParityAndS), in hex. */
+const SIGNATURE_HEX = /^(0x)?(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{1,100}$/;
 
 /** v byte → recovery bit, the same rule as viem's: 0/1 as they are, 27/28 shifted. */
@@ -22,24 +23,44 @@ function recoveryBit(v: number): 0 | 1 | null {
 }
 
 /**
- * True when `signature` is an EIP-191 personal_sign of `message` by `address`
- * (a canonical 0x address). Malformed input is simply not a valid signature.
+ * r ‖ s and the recovery bit of a 65-byte signature, or of an EIP-2098 compact one
+ * (https://eips.ethereum.org/EIPS/eip-2098): 64 bytes, r then `yParityAndS`, whose top bit
+ * is the y parity and whose other 255 bits are s. A compact signature can only carry a low s
+ * (below 2^255), as every wallet produces since EIP-2.
  */
-export function verifyEvmSignature(address: string, message: string, signature: string): boolean {
-  if (!SIGNATURE_HEX.test(signature)) return false;
-  const bytes = hexToBytes(`0x${signature.length === 132 ? signature.slice(2) : signature}`);
+function splitSignature(bytes: Uint8Array): { rs: Uint8Array; bit: 0 | 1 } | null {
+  if (bytes.length === 64) {
+    const rs = new Uint8Array(bytes);
+    const bit = ((rs[32] as number) >> 7) as 0 | 1;
+    rs[32] = (rs[32] as number) & 0x7f;
+    return { rs, bit };
+  }
   const bit = recoveryBit(bytes[64] as number);
-  if (bit === null) return false;
-  let publicKey: Uint8Array;
+  return bit === null ? null : { rs: bytes.subarray(0, 64), bit };
+}
+
+/** The 20-byte address whose key signed the 32-byte `hash`, or null for a malformed signature. */
+function recoverAddressBytes(hash: Uint8Array, signature: string): Uint8Array | null {
+  if (!SIGNATURE_HEX.test(signature)) return null;
+  const split = splitSignature(hexToBytes(`0x${signature.startsWith('0x') ? signature.slice(2) : signature}`));
+  if (!split) return null;
   try {
-    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bit, hashMessage(message, 'bytes'), false);
+    const publicKey = secp256k1.ecdsaRecover(split.rs, split.bit, hash, false);
+    return keccak256(publicKey.subarray(1), 'bytes').subarray(12);
   } catch {
     // r or s out of range, or no point recovers: not a signature of anyone.
-    return false;
+    return null;
   }
-  const recovered = keccak256(publicKey.subarray(1), 'bytes').subarray(12);
-  const expected = hexToBytes(address as `0x${string}`);
-  return Buffer.compare(recovered, expected) === 0;
+}
+
+/**
+ * True when `signature` is an EIP-191 personal_sign of `message` by `address` (a canonical
+ * 0x address): 65 bytes, or 64 in EIP-2098's compact form. Malformed input is simply not a
+ * valid signature. Contract accounts are checked on chain by `verifyEvmContractSignature`.
+ */
+export function verifyEvmSignature(address: string, message: string, signature: string): boolean {
+  const recovered = recoverAddressBytes(hashMessage(message, 'bytes'), signature);
+  return recovered !== null && Buffer.compare(recovered, hexToBytes(address as `0x${string}`)) === 0;
 }
 
 // Building a KeyObject costs more than the verification itself, so verified wallets keep
@@ -85,14 +106,87 @@ function ed25519Key(address: string): KeyObject | null {
   return key;
 }
 
-/** True when `signature` (base58, 64 bytes) is an ed25519 signature of the UTF-8 message. */
+/*
+ * The Solana off-chain message envelope, which a Ledger device (and any wallet that signs
+ * through one) signs instead of the raw text. Specification followed: "Off-chain message
+ * signing", version 0 header
+ * (https://github.com/anza-xyz/agave/blob/master/docs/src/proposals/off-chain-message-signing.md),
+ * and its earlier layout as implemented in solana-labs' `sdk/src/offchain_message.rs` (v1.14+),
+ * which Ledger's Solana app also signs:
+ *
+ *   legacy:   "\xffsolana offchain" | version 0 | format | length u16 LE | body
+ *   extended: "\xffsolana offchain" | version 0 | application domain (32) | format |
+ *             signer count | signers (32 each) | length u16 LE | body
+ *
+ * Format 0 is restricted ASCII (0x20–0x7e), 1 UTF-8 and 2 extended UTF-8; 0 and 1 fit the
+ * hardware limit of 1232 bytes for preamble and body together, 2 takes a body up to 65535
+ * bytes. An encoder picks the first format the body fits, and so do we: the envelope is
+ * rebuilt from the text to sign, never parsed from the client, so there is nothing to
+ * confuse. For the extended layout the application domain is 32 zero bytes (the default of
+ * Ledger's signer kit, which has no application of ours to name) and the only signer is the
+ * wallet itself.
+ */
+const OFFCHAIN_SIGNING_DOMAIN = Buffer.from('\xffsolana offchain', 'latin1');
+const OFFCHAIN_HARDWARE_LIMIT = 1232;
+const OFFCHAIN_MAX_BODY = 65_535;
+const RESTRICTED_ASCII = /^[\x20-\x7e]*$/;
+
+/** The envelope's message format for `body`, or null when no format can carry it. */
+function offchainFormat(text: string, body: Uint8Array, preambleLength: number): 0 | 1 | 2 | null {
+  if (body.length === 0) return null;
+  const fitsHardware = preambleLength + body.length <= OFFCHAIN_HARDWARE_LIMIT;
+  if (fitsHardware && RESTRICTED_ASCII.test(text)) return 0;
+  if (fitsHardware) return 1;
+  return body.length <= OFFCHAIN_MAX_BODY ? 2 : null;
+}
+
+/** The legacy version 0 envelope around `text`, or null when the text cannot be carried. */
+function solanaOffchainLegacyEnvelope(text: string): Uint8Array | null {
+  const body = Buffer.from(text, 'utf8');
+  const preamble = OFFCHAIN_SIGNING_DOMAIN.length + 1 + 1 + 2;
+  const format = offchainFormat(text, body, preamble);
+  if (format === null) return null;
+  const header = Buffer.alloc(preamble);
+  OFFCHAIN_SIGNING_DOMAIN.copy(header, 0);
+  header[16] = 0;
+  header[17] = format;
+  header.writeUInt16LE(body.length, 18);
+  return Buffer.concat([header, body]);
+}
+
+/** The extended version 0 envelope (application domain of zeros, `signer` alone) around `text`. */
+function solanaOffchainEnvelope(text: string, signer: Uint8Array): Uint8Array | null {
+  const body = Buffer.from(text, 'utf8');
+  const preamble = OFFCHAIN_SIGNING_DOMAIN.length + 1 + 32 + 1 + 1 + 32 + 2;
+  const format = offchainFormat(text, body, preamble);
+  if (format === null) return null;
+  const header = Buffer.alloc(preamble);
+  OFFCHAIN_SIGNING_DOMAIN.copy(header, 0);
+  header[16] = 0;
+  // Bytes 17..48: the application domain, left zero.
+  header[49] = format;
+  header[50] = 1;
+  header.set(signer, 51);
+  header.writeUInt16LE(body.length, 83);
+  return Buffer.concat([header, body]);
+}
+
+/**
+ * True when `signature` (base58, 64 bytes) is an ed25519 signature by `address` of the UTF-8
+ * message, or of the message in either layout of the off-chain message envelope above.
+ */
 export function verifySolanaSignature(address: string, message: string, signature: string): boolean {
   if (!BASE58.test(signature)) return false;
   const bytes = bs58.decode(signature);
   if (bytes.length !== 64) return false;
   try {
     const key = ed25519Key(address);
-    return key !== null && verifyEd25519(null, Buffer.from(message, 'utf8'), key, bytes);
+    if (key === null) return false;
+    if (verifyEd25519(null, Buffer.from(message, 'utf8'), key, bytes)) return true;
+    const legacy = solanaOffchainLegacyEnvelope(message);
+    if (legacy && verifyEd25519(null, legacy, key, bytes)) return true;
+    const extended = solanaOffchainEnvelope(message, bs58.decode(address));
+    return extended !== null && verifyEd25519(null, extended, key, bytes);
   } catch {
     // Not a valid curve point for a key, for instance.
     return false;

@@ -7,7 +7,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
-import { type Hex, verifyMessage } from 'viem';
+import {
+  compactSignatureToSignature,
+  type Hex,
+  parseSignature,
+  serializeCompactSignature,
+  signatureToCompactSignature,
+  verifyMessage,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthMessage } from '../src/message.js';
@@ -113,6 +120,17 @@ async function buildEvmCorpus(): Promise<EvmCase[]> {
         `0x${signature.slice(2, 66)}${toHex32(s ^ (1n << BigInt(i * 41 + j * 3)))}${signature.slice(130)}`,
       );
       add('64 bytes (v dropped)', signature.slice(0, 130));
+      // EIP-2098 compact forms: the genuine one, its parity bit flipped, s's top bit set on a
+      // signature whose parity is 0 (a different s), and r or s out of range.
+      const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)));
+      const yParityAndS = BigInt(`0x${compact.slice(66)}`);
+      add('compact (EIP-2098)', compact);
+      add('compact, no 0x', compact.slice(2));
+      add('compact, parity bit flipped', `0x${toHex32(r)}${toHex32(yParityAndS ^ (1n << 255n))}`);
+      add('compact, r=0', `0x${toHex32(0n)}${toHex32(yParityAndS)}`);
+      add('compact, r=n', `0x${toHex32(N)}${toHex32(yParityAndS)}`);
+      add('compact, s=0 with parity', `0x${toHex32(r)}${toHex32(1n << 255n)}`);
+      add('compact, high s (cannot be expressed: top bit is parity)', `0x${toHex32(r)}${toHex32(N - s)}`);
       add('64 bytes (r truncated)', `0x${signature.slice(4)}`);
       add('66 bytes (00 appended)', `${signature}00`);
       add('66 bytes (00 before v)', `${signature.slice(0, 130)}00${signature.slice(130)}`);
@@ -160,6 +178,15 @@ async function buildEvmCorpus(): Promise<EvmCase[]> {
 async function viemVerdict(c: EvmCase): Promise<boolean> {
   const signature = (c.signature.startsWith('0x') ? c.signature : `0x${c.signature}`) as Hex;
   try {
+    // viem's verifyMessage takes 65 bytes only; an EIP-2098 compact signature (64 bytes) goes
+    // through its own expansion first, the reference for that form.
+    if (/^0x[0-9a-fA-F]{128}$/.test(signature)) {
+      const expanded = compactSignatureToSignature({
+        r: `0x${signature.slice(2, 66)}`,
+        yParityAndS: `0x${signature.slice(66)}`,
+      });
+      return await verifyMessage({ address: c.address, message: c.message, signature: expanded });
+    }
     return await verifyMessage({ address: c.address, message: c.message, signature });
   } catch {
     return false;
