@@ -85,6 +85,9 @@ const EnvSchema = z.object({
   METRICS_PORT: optional(integer(0, 65_535)),
   SHUTDOWN_DELAY_SECONDS: withDefault(integer(0, 300), '0'),
   DATABASE_PREPARED_STATEMENTS: withDefault(boolean, 'false'),
+  // Wallets (issue 14): contract accounts checked on chain.
+  EVM_RPC_URL: optional(z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// JSON-RPC URL')),
+  EVM_RPC_TIMEOUT_MS: withDefault(integer(1, 60_000), '5000'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -121,6 +124,9 @@ export interface Config {
   shutdownDelaySeconds: number;
   /** Hot queries as named prepared statements: only on direct connections or a pooler that tracks them. */
   databasePreparedStatements: boolean;
+  /** JSON-RPC node for EIP-1271/6492 contract-account signatures; unset: no chain checks. */
+  evmRpcUrl: string | undefined;
+  evmRpcTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -175,5 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: e.METRICS_PORT,
     shutdownDelaySeconds: e.SHUTDOWN_DELAY_SECONDS,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    evmRpcUrl: e.EVM_RPC_URL,
+    evmRpcTimeoutMs: e.EVM_RPC_TIMEOUT_MS,
   };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EvmChainVerifier } from '@signal/core/evm-chain';
 import type { TokenService } from '@signal/core/token';
 import type { DatabaseHandle } from '@signal/db';
 import type { Logger } from 'pino';
@@ -15,6 +16,8 @@ export interface Services {
   log: Logger;
   /** Set when METRICS or METRICS_PORT turns metrics on. */
   metrics?: Metrics;
+  /** Checks contract-account (EIP-1271/6492) signatures on chain; unset without EVM_RPC_URL. */
+  evmChain: EvmChainVerifier | undefined;
 }
 
 /** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */

@@ -80,6 +80,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it('reads the chain node for contract wallets: off by default, a 5 s time box', () => {
+    expect(loadConfig({})).toMatchObject({ evmRpcUrl: undefined, evmRpcTimeoutMs: 5000 });
+    expect(loadConfig({ EVM_RPC_URL: 'https://rpc.example/v1/key', EVM_RPC_TIMEOUT_MS: '800' })).toMatchObject({
+      evmRpcUrl: 'https://rpc.example/v1/key',
+      evmRpcTimeoutMs: 800,
+    });
+    for (const [name, value] of [
+      ['EVM_RPC_URL', 'ws://node:8546'],
+      ['EVM_RPC_URL', 'node:8545'],
+      ['EVM_RPC_TIMEOUT_MS', '0'],
+      ['EVM_RPC_TIMEOUT_MS', '5s'],
+    ]) {
+      expect(() => loadConfig({ [name as string]: value })).toThrow(name);
+    }
+  });
+
   it('stops the real process with exit code 1 and the message, before listening', () => {
     const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
     const result = spawnSync(process.execPath, [main], {

@@ -54,7 +54,11 @@ export const VerifyBodySchema = z.object({
   wallet: z.string().describe('The wallet the nonce was issued for'),
   signature: z
     .string()
-    .describe('EVM: 65-byte personal_sign signature in hex (0x optional). Solana: 64-byte ed25519 signature in base58'),
+    .describe(
+      'EVM: personal_sign signature in hex (0x optional): 65 bytes, 64 (EIP-2098 compact), or a contract ' +
+        "account's EIP-1271/EIP-6492 signature of any length within the body limit. Solana: 64-byte ed25519 " +
+        'signature in base58, of the message or of the off-chain message envelope around it (Ledger)',
+    ),
   nonce: z.string().describe('The nonce from GET /auth/nonce'),
 });
 export type VerifyBody = z.infer<typeof VerifyBodySchema>;

@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, Se
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DomainError } from '@signal/core';
+import { createEvmChainVerifier } from '@signal/core/evm-chain';
 import { createTokenService } from '@signal/core/token';
 import { secp256k1Backend } from '@signal/core/verify';
 import { createDatabase, migrateToLatest, schemaState, seedDemoCatalogue, statementTimeout } from '@signal/db';
@@ -99,7 +100,10 @@ export function createServer(options: ServerOptions) {
         audience: config.jwtAudience,
         now,
       });
-      services = { config, database, tokens, now, log };
+      const evmChain = config.evmRpcUrl
+        ? createEvmChainVerifier({ rpcUrl: config.evmRpcUrl, timeoutMs: config.evmRpcTimeoutMs })
+        : undefined;
+      services = { config, database, tokens, now, log, evmChain };
       if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
     } catch (error) {
       await database.close().catch(() => {});

@@ -8,8 +8,9 @@ import {
   TokenResponseSchema,
   VerifyBodySchema,
 } from '@signal/core';
+import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
 import { verifyWalletSignature } from '@signal/core/verify';
-import { parseWallet } from '@signal/core/wallet';
+import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
 import { consumeNonceAndLogin, findNonce, issueNonceWithinCap } from '@signal/db';
 import * as examples from '../openapi.examples.js';
 import { rateLimited, rateLimitedProcedure, secondsUntil } from '../rate-limit.js';
@@ -23,6 +24,37 @@ const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', messa
  * RATE_LIMITED until the oldest of them expires.
  */
 export const MAX_UNUSED_NONCES_PER_WALLET = 10;
+
+/**
+ * The local check first (EOA keys, Solana keys and envelopes), so ordinary wallets never wait
+ * for a node; an EVM signature that does not recover to the wallet may still be a contract
+ * account's (EIP-1271, or EIP-6492 before deployment), checked on chain when a node is set.
+ */
+async function verifySignature(
+  evmChain: EvmChainVerifier | undefined,
+  wallet: ParsedWallet,
+  message: string,
+  signature: string,
+): Promise<void> {
+  if (verifyWalletSignature(wallet, message, signature)) return;
+  if (wallet.chain === 'evm' && evmChain) {
+    try {
+      if (await evmChain.verifyMessage(wallet.wallet, message, signature)) return;
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) {
+        throw new DomainError(
+          'SERVICE_UNAVAILABLE',
+          'The chain node is unavailable; retry shortly (the nonce is still valid)',
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
+  }
+  throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
+}
 
 export const authRouter = router({
   nonce: rateLimitedProcedure('auth.nonce')
@@ -75,8 +107,11 @@ export const authRouter = router({
         description:
           'Checks the nonce, then the signature of "Sign this message to authenticate: <nonce>". ' +
           'On success the nonce is used up, the user is created on its first login, and a 30-day JWT is returned. ' +
-          'EVM: a 65-byte `personal_sign` signature in hex. Solana: a 64-byte ed25519 signature of the UTF-8 ' +
-          'message in base58. Checks answer in this order: body shape (400 `VALIDATION_ERROR`), wallet ' +
+          'EVM: a 65-byte `personal_sign` signature in hex (or 64-byte EIP-2098 compact); with EVM_RPC_URL set, a ' +
+          "contract account's EIP-1271 or EIP-6492 signature is checked on chain (503 `SERVICE_UNAVAILABLE`, " +
+          'nonce still usable, when the node fails or is slower than EVM_RPC_TIMEOUT_MS). Solana: a 64-byte ed25519 ' +
+          'signature in base58 of the UTF-8 message, or of the off-chain message envelope around it as a Ledger ' +
+          'signs it. Checks answer in this order: body shape (400 `VALIDATION_ERROR`), wallet ' +
           '(400 `INVALID_WALLET`), nonce (401 `INVALID_NONCE`: unknown, expired, used, or issued for another ' +
           'wallet), signature (401 `INVALID_SIGNATURE`; the nonce stays usable). Send the token as ' +
           '`Authorization: Bearer <token>` (on this page: the Authorize button).',
@@ -98,10 +133,9 @@ export const authRouter = router({
       if (record.usedAt) throw invalidNonce('nonce has already been used');
       if (record.expiresAt <= at) throw invalidNonce('nonce has expired');
 
-      // Verify before consuming: a failed attempt must leave the nonce usable.
-      if (!verifyWalletSignature(wallet, buildAuthMessage(input.nonce), input.signature)) {
-        throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
-      }
+      // Verify before consuming: a failed attempt (or a chain node that cannot answer) must
+      // leave the nonce usable.
+      await verifySignature(ctx.services.evmChain, wallet, buildAuthMessage(input.nonce), input.signature);
       const login = await consumeNonceAndLogin(database.db, {
         nonce: input.nonce,
         wallet: wallet.wallet,
