@@ -26,7 +26,7 @@ export function apiAsset(path: string): string {
 }
 
 export type Problem = {
-  kind: 'rejected' | 'expired' | 'network' | 'not-found' | 'no-wallet' | 'other';
+  kind: 'rejected' | 'expired' | 'network' | 'not-found' | 'no-wallet' | 'rate-limited' | 'other';
   title: string;
   detail: string;
 };
@@ -85,9 +85,7 @@ export function describeProblem(error: unknown): Problem {
     if (error.code === 'PROVIDER_NOT_FOUND') {
       return { kind: 'not-found', title: 'Provider not found', detail: 'It may have been removed from the catalogue.' };
     }
-    if (error.code === 'RATE_LIMITED') {
-      return { kind: 'other', title: 'Too many attempts', detail: 'Wait a minute, then try again.' };
-    }
+    if (error.code === 'RATE_LIMITED') return describeRateLimit(error.rateLimit, error.retryAfter, error.message);
     return { kind: 'other', title: 'Something went wrong', detail: `${error.message} (${error.code})` };
   }
   return {
@@ -95,4 +93,46 @@ export function describeProblem(error: unknown): Problem {
     title: 'Something went wrong',
     detail: error instanceof Error ? error.message : String(error),
   };
+}
+
+/**
+ * A 429 in words: which limit (the API names it in RateLimit-Policy) and how long until it
+ * lifts (Retry-After), as a delay and as a time of day, so the text stays true while it is read.
+ */
+export function describeRateLimit(limit: string | undefined, retryAfter: number | undefined, message: string): Problem {
+  const when =
+    retryAfter === undefined
+      ? 'Try again shortly.'
+      : `Try again in ${formatDelay(retryAfter)} (at ${new Date(Date.now() + retryAfter * 1000).toLocaleTimeString()}).`;
+  switch (limit) {
+    case 'auth.nonce':
+    case 'auth.verify':
+      return {
+        kind: 'rate-limited',
+        title: 'Too many sign-in attempts',
+        detail: `Sign-in requests from your network are limited per minute. ${when}`,
+      };
+    case 'follow':
+      return {
+        kind: 'rate-limited',
+        title: 'Too many follows',
+        detail: `Follows and unfollows are limited per minute for each account. ${when}`,
+      };
+    case 'read':
+      return {
+        kind: 'rate-limited',
+        title: 'Too many requests',
+        detail: `Catalogue requests from your network are limited per minute. ${when}`,
+      };
+    default:
+      return { kind: 'rate-limited', title: 'Too many requests', detail: `${message}. ${when}` };
+  }
+}
+
+function formatDelay(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  const m = minutes === 1 ? '1 minute' : `${minutes} minutes`;
+  return rest === 0 ? m : `${m} ${rest === 1 ? '1 second' : `${rest} seconds`}`;
 }

@@ -18,16 +18,25 @@ export class SignalApiError extends Error {
   readonly code: SignalErrorCode;
   readonly status: number;
   readonly issues: ErrorIssue[];
+  /** Seconds to wait before retrying (`Retry-After`), on `RATE_LIMITED` and `SERVICE_UNAVAILABLE`. */
+  readonly retryAfter: number | undefined;
+  /**
+   * Which limit a `RATE_LIMITED` hit, from the `RateLimit-Policy` field: `auth.nonce`,
+   * `auth.verify`, `follow` or `read`.
+   */
+  readonly rateLimit: string | undefined;
 
   constructor(
     code: SignalErrorCode,
     message: string,
-    options: { status?: number; issues?: ErrorIssue[]; cause?: unknown } = {},
+    options: { status?: number; issues?: ErrorIssue[]; cause?: unknown; retryAfter?: number; rateLimit?: string } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? (code === 'NETWORK_ERROR' ? 0 : ERROR_STATUS[code]);
     this.issues = options.issues ?? [];
+    this.retryAfter = options.retryAfter;
+    this.rateLimit = options.rateLimit;
   }
 }
 
@@ -43,7 +52,7 @@ function isContractCode(value: unknown): value is ContractCode {
 interface TransportFailure {
   message?: string;
   data?: { code?: unknown; httpStatus?: unknown; issues?: unknown } | null;
-  meta?: { response?: { status?: number } };
+  meta?: { response?: { status?: number; headers?: { get(name: string): string | null } } };
   cause?: unknown;
 }
 
@@ -61,6 +70,7 @@ export function toSignalApiError(error: unknown, baseUrl: string): SignalApiErro
       status: typeof data.httpStatus === 'number' ? data.httpStatus : ERROR_STATUS[data.code],
       issues: Array.isArray(data.issues) ? (data.issues as ErrorIssue[]) : [],
       cause: error,
+      ...retryHints(failure.meta?.response?.headers),
     });
   }
   const status = failure.meta?.response?.status;
@@ -77,4 +87,14 @@ function describeCause(cause: unknown): string {
   // Node's fetch says "fetch failed" and keeps the system error (ECONNREFUSED, …) in its cause.
   const inner = cause.cause instanceof Error ? ` (${cause.cause.message})` : '';
   return `${cause.message}${inner}`;
+}
+
+/** Retry-After (delay seconds) and the name in RateLimit-Policy (`"follow";q=60;w=60`). */
+function retryHints(headers: { get(name: string): string | null } | undefined) {
+  const retryAfter = headers?.get('retry-after');
+  const policy = /^"([^"]+)"/.exec(headers?.get('ratelimit-policy') ?? '')?.[1];
+  return {
+    ...(retryAfter && /^\d+$/.test(retryAfter) ? { retryAfter: Number(retryAfter) } : {}),
+    ...(policy ? { rateLimit: policy } : {}),
+  };
 }
