@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EvmChainVerifier } from '@signal/core/evm-chain';
+import type { NonceCodec } from '@signal/core/nonce';
 import type { TokenService } from '@signal/core/token';
 import type { DatabaseHandle } from '@signal/db';
 import type { Logger } from 'pino';
@@ -11,6 +12,8 @@ export interface Services {
   config: Config;
   database: DatabaseHandle;
   tokens: TokenService;
+  /** Issues and opens sign-in nonces under the secret of the signing key. */
+  nonces: NonceCodec;
   /** The clock; injected by tests to reach expiry without waiting. */
   now: () => Date;
   log: Logger;

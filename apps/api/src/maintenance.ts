@@ -1,5 +1,6 @@
 /**
- * Housekeeping on a schedule: expired nonces and ended rate-limit windows are deleted at start
+ * Housekeeping on a schedule: records of used nonces that have expired and ended rate-limit
+ * windows are deleted at start
  * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
  * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
  */
@@ -8,6 +9,11 @@ import type { Services } from './context.js';
 import { RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
 
 export const PURGE_INTERVAL_MS = 60_000;
+/**
+ * How long a used nonce's record outlives its expiry: a server whose clock runs behind still
+ * takes the nonce for unexpired, and must still find it used. Far above any sane clock skew.
+ */
+export const USED_NONCE_RETENTION_MS = 10 * 60_000;
 
 export interface Maintenance {
   /** Runs a purge now (or joins the one under way). */
@@ -23,7 +29,7 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
       const now = services.now();
       try {
         const result = await purgeExpiredAuthState(services.database.db, {
-          now,
+          noncesExpiredBefore: new Date(now.getTime() - USED_NONCE_RETENTION_MS),
           windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
         });
         if (result.nonces + result.rateLimitWindows > 0) services.log.debug(result, 'purged expired auth state');

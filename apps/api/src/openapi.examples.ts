@@ -21,7 +21,7 @@ import type {
 } from '@signal/core';
 
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-const nonce = 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf';
+const nonce = '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3';
 
 export const nonceResponse = {
   nonce,
@@ -35,7 +35,7 @@ export const verifyRequest = {
   wallet,
   nonce,
   signature:
-    '0xeb1e96ab7ada6ccb89edac378a30d8fb7c3ad3f244d6bfc08638169c8fdabda26aa8eefe7401e25d4a51fc2b1cb4eed71cb61869aa23884bb7085c0172eab86f1b',
+    '0xc3e6599c88f87e63721af8685009a070cac55540e5827d64fc97edab3a101b4e4452496a8f562ebcf61ca383dc97d8dbf459938550364958839871cecb3c5f971c',
 } satisfies VerifyBody;
 
 export const user = {

@@ -44,6 +44,10 @@ async function issueNonce(wallet: string) {
 const verify = (body: unknown, headers?: Record<string, string>) =>
   call(api, 'POST', '/auth/verify', { body, ...(headers ? { headers } : {}) });
 
+/** Verify with the wallet's own signature of the nonce's message. */
+const verifySigned = async (wallet: TestWallet, nonce: { nonce: string; message: string }) =>
+  verify({ wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) });
+
 const rawVerify = (rawBody: string, contentType = 'application/json') =>
   call(api, 'POST', '/auth/verify', { rawBody, headers: { 'content-type': contentType } });
 
@@ -205,6 +209,32 @@ describe('POST /auth/verify: nonce', () => {
     expectFailure(await verify(body), 401, 'INVALID_NONCE');
   });
 
+  it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
+    const wallet = evmWallet();
+    const issued = await issueNonce(wallet.address);
+    const flip = (c: string) => (c === 'a' ? 'b' : 'a');
+    const middle = Math.floor(issued.nonce.length / 2);
+    for (const nonce of [
+      flip(issued.nonce[0]!) + issued.nonce.slice(1),
+      issued.nonce.slice(0, middle) + flip(issued.nonce[middle]!) + issued.nonce.slice(middle + 1),
+      issued.nonce.slice(0, -1) + flip(issued.nonce.at(-1)!),
+      issued.nonce.slice(0, -1),
+      `${issued.nonce}a`,
+    ]) {
+      expectFailure(
+        await verify({
+          wallet: wallet.address,
+          nonce,
+          signature: await wallet.sign(`Sign this message to authenticate: ${nonce}`),
+        }),
+        401,
+        'INVALID_NONCE',
+      );
+    }
+    // The real one is untouched by those attempts.
+    expect((await verifySigned(wallet, issued)).status).toBe(200);
+  });
+
   it('expired nonce → 401 INVALID_NONCE', async () => {
     const wallet = solanaWallet();
     const nonce = await issueNonce(wallet.address);
@@ -276,11 +306,7 @@ describe('POST /auth/verify: signature', () => {
         401,
         'INVALID_SIGNATURE',
       );
-      const ok = await verify({
-        wallet: wallet.address,
-        nonce: nonce.nonce,
-        signature: await wallet.sign(nonce.message),
-      });
+      const ok = await verifySigned(wallet, nonce);
       expect(ok.status).toBe(200);
       expect(ok.body.user.wallet).toBe(wallet.address);
     },
@@ -312,6 +338,19 @@ describe('POST /auth/verify: check order', () => {
       401,
       'INVALID_NONCE',
     );
+  });
+
+  it('used nonce + bad signature → INVALID_NONCE (the nonce check answers first)', async () => {
+    const wallet = evmWallet();
+    const nonce = await issueNonce(wallet.address);
+    const good = { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) };
+    expect((await verify(good)).status).toBe(200);
+    const body = expectFailure(
+      await verify({ ...good, signature: await evmWallet().sign(nonce.message) }),
+      401,
+      'INVALID_NONCE',
+    );
+    expect(body.message).toBe('nonce has already been used');
   });
 
   it('expired nonce + bad signature → INVALID_NONCE', async () => {
@@ -424,7 +463,7 @@ describe('error bodies', () => {
       expect(text).not.toContain('node_modules');
       expect(text).not.toMatch(/\bselect\b/);
       expect(text).not.toContain('insert into');
-      expect(text).not.toContain('auth_nonces');
+      expect(text).not.toContain('used_nonces');
     }
   });
 });

@@ -136,9 +136,17 @@ describe('signing key rotation across a restart (JWT_PREVIOUS_PUBLIC_KEYS)', () 
     const wallet = evmWallet();
     const old = await signIn(api, wallet);
     expect(decodeProtectedHeader(old.token)).toMatchObject({ alg: 'EdDSA', kid: kidA });
+    const pending = (await call(api, 'GET', `/auth/nonce?wallet=${wallet.address}`)).body;
 
     // Rotate: B signs, A's public key still verifies.
     api = await start({ JWT_PRIVATE_KEY: b.privatePem, JWT_PREVIOUS_PUBLIC_KEYS: a.publicPem });
+    // A nonce issued under A is not accepted under B (its MAC secret is derived from the private
+    // key, and only A's public half is left): the sign-in in flight asks for a new nonce.
+    const stale = await call(api, 'POST', '/auth/verify', {
+      body: { wallet: wallet.address, nonce: pending.nonce, signature: await wallet.sign(pending.message) },
+    });
+    expect(stale.status).toBe(401);
+    expect(stale.body.code).toBe('INVALID_NONCE');
     const jwks = (await call(api, 'GET', '/.well-known/jwks.json')).body as { keys: JWK[] };
     expect(jwks.keys.map((k) => k.kid).sort()).toEqual([kidA, kidB].sort());
     expect(jwks.keys.find((k) => k.kid === kidB)).toMatchObject({ alg: 'ES256', kty: 'EC', crv: 'P-256' });

@@ -1,12 +1,24 @@
 /**
  * Abuse limits on sign-in: the per-address rate limit (REST and tRPC, X-Forwarded-For only
- * behind TRUST_PROXY (right-most entries), IPv6 by /64, exact under concurrency, kept in the database), the cap on
- * unused nonces per wallet, and the purge that keeps the nonce and counter tables bounded.
+ * behind TRUST_PROXY (right-most entries), IPv6 by /64, exact under concurrency, kept in the database); nonces no
+ * one can hoard (issuing writes nothing, so a flood for a wallet neither locks its owner out
+ * nor grows the database); and the purge that keeps the used-nonce and counter tables bounded.
  */
+import { Agent, request } from 'node:http';
 import { purgeExpiredAuthState } from '@signal/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_UNUSED_NONCES_PER_WALLET } from '../src/routers/auth.router.js';
-import { call, evmWallet, expectError, type Reply, signIn, solanaWallet, startApi, type TestApi } from './harness.js';
+import { USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  type Reply,
+  signIn,
+  solanaWallet,
+  startApi,
+  type TestApi,
+  type TestWallet,
+} from './harness.js';
 
 const LIMIT = 5;
 const MINUTE = 60_000;
@@ -26,7 +38,7 @@ function expectRateLimited(reply: Reply, maxSeconds: number) {
   expect(Number(retryAfter)).toBeLessThanOrEqual(maxSeconds);
 }
 
-async function countRows(api: TestApi, table: 'auth_nonces' | 'rate_limit_hits') {
+async function countRows(api: TestApi, table: 'used_nonces' | 'rate_limit_hits' | 'users') {
   const row = await api.db.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -75,57 +87,80 @@ function rateLimitTests(server: () => TestApi, client: Headers) {
   });
 }
 
-/** The per-wallet cap; `client` gives each request's headers (a fresh address keeps the limit out of it). */
-function nonceCapTests(server: () => TestApi, client: Headers) {
-  it(`holds at most ${MAX_UNUSED_NONCES_PER_WALLET}; a sign-in or an expiry frees a slot`, async () => {
-    const api = server();
-    const wallet = evmWallet();
-    const issued = [];
-    for (let i = 0; i < MAX_UNUSED_NONCES_PER_WALLET; i++) {
-      const reply = await nonceFor(api, wallet.address, client());
-      expect(reply.status).toBe(200);
-      issued.push(reply.body);
-    }
-    // The same wallet in lower case is the same wallet.
-    const capped = await nonceFor(api, wallet.address.toLowerCase(), client());
-    expectRateLimited(capped, 300);
-    expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(290);
-    // Other wallets are not affected.
-    expect((await nonceFor(api, evmWallet().address, client())).status).toBe(200);
-
-    // Every issued nonce still works (the contract: earlier unused ones stay valid), and
-    // using one frees a slot.
-    const first = issued[0];
-    const login = await call(api, 'POST', '/auth/verify', {
-      headers: client(),
-      body: { wallet: wallet.address, nonce: first.nonce, signature: await wallet.sign(first.message) },
+/** GET from another client address: a socket bound to `localAddress` (any 127/8 address is loopback). */
+function getFrom(agent: Agent, api: TestApi, path: string): Promise<{ status: number; body: any; from?: string }> {
+  const { hostname, port } = new URL(api.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port: Number(port), path, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString()),
+          from: req.socket?.localAddress,
+        }),
+      );
     });
-    expect(login.status).toBe(200);
-    expect((await nonceFor(api, wallet.address, client())).status).toBe(200);
-    expectRateLimited(await nonceFor(api, wallet.address, client()), 300);
-
-    // Once they expire, the wallet may ask again.
-    api.advanceClock(api.config.nonceTtlSeconds * 1000 + 1_000);
-    expect((await nonceFor(api, wallet.address, client())).status).toBe(200);
-  });
-
-  it('is exact under concurrency: 30 requests at once for one wallet issue exactly the cap', async () => {
-    const api = server();
-    const wallet = solanaWallet();
-    const replies = await Promise.all(Array.from({ length: 30 }, () => nonceFor(api, wallet.address, client())));
-    expect(replies.filter((r) => r.status === 200)).toHaveLength(MAX_UNUSED_NONCES_PER_WALLET);
-    for (const reply of replies.filter((r) => r.status !== 200)) expectRateLimited(reply, 300);
-    const rows = await api.db.db
-      .selectFrom('auth_nonces')
-      .select('nonce')
-      .where('wallet', '=', wallet.address)
-      .execute();
-    expect(rows).toHaveLength(MAX_UNUSED_NONCES_PER_WALLET);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+    req.on('error', reject);
+    req.end();
   });
 }
 
-let address = 0;
-const freshAddress: Headers = () => ({ 'x-forwarded-for': `198.18.${(++address >> 8) & 255}.${address & 255}` });
+const verifyWith = async (api: TestApi, wallet: TestWallet, nonce: { nonce: string; message: string }) =>
+  call(api, 'POST', '/auth/verify', {
+    body: { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) },
+  });
+
+/** The hoarding attack of issue 12, performed: it must change nothing for the wallet's owner. */
+function hoardingTests(server: () => TestApi) {
+  it('another address asks 1,000 nonces for a wallet: none is stored, the owner signs in, the first 50 each verify once', async () => {
+    const api = server();
+    const owner = evmWallet();
+    const tables = ['used_nonces', 'users', 'rate_limit_hits'] as const;
+    const rowsNow = async () => Promise.all(tables.map((table) => countRows(api, table)));
+    const before = await rowsNow();
+    const usedBefore = before[0] as number;
+    const attacker = new Agent({ keepAlive: true, maxSockets: 20, localAddress: '127.0.0.2' } as never);
+    const hoarded: { nonce: string; message: string; wallet: string }[] = [];
+    try {
+      for (let batch = 0; batch < 20; batch++) {
+        const replies = await Promise.all(
+          Array.from({ length: 50 }, () => getFrom(attacker, api, `/auth/nonce?wallet=${owner.address.toLowerCase()}`)),
+        );
+        for (const reply of replies) {
+          expect(reply.status).toBe(200);
+          expect(reply.from).toBe('127.0.0.2');
+          hoarded.push(reply.body);
+        }
+      }
+    } finally {
+      attacker.destroy();
+    }
+    expect(hoarded).toHaveLength(1_000);
+    expect(new Set(hoarded.map((n) => n.nonce)).size).toBe(1_000);
+    expect(hoarded.every((n) => n.wallet === owner.address)).toBe(true);
+    // Not one of them wrote a row anywhere.
+    expect(await rowsNow()).toEqual(before);
+
+    // The owner, from its own address, signs in as if nothing had happened.
+    const session = await signIn(api, owner);
+    expect(session.user.wallet).toBe(owner.address);
+    // Every hoarded nonce is still the owner's to use: each of the first 50 exactly once.
+    for (const nonce of hoarded.slice(0, 50)) {
+      expect((await verifyWith(api, owner, nonce)).status).toBe(200);
+      expectError(await verifyWith(api, owner, nonce), 401, 'INVALID_NONCE');
+    }
+    // One row per sign-in, none per request: 1 + 50.
+    expect(await countRows(api, 'used_nonces')).toBe(usedBefore + 51);
+    // And the rest die with their TTL.
+    api.advanceClock(api.config.nonceTtlSeconds * 1000);
+    const late = expectError(await verifyWith(api, owner, hoarded[50]!), 401, 'INVALID_NONCE');
+    expect(late.message).toBe('nonce has expired');
+  });
+}
 
 describe('auth rate limit on postgres', () => {
   let api: TestApi;
@@ -197,21 +232,21 @@ describe('auth rate limit behind a proxy (TRUST_PROXY=true)', () => {
   });
 });
 
-describe('unused nonces per wallet on postgres', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    // The address limit is off (the harness default): only the per-wallet cap applies.
-    api = await startApi('postgres');
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+for (const backend of ['postgres', 'pglite'] as const) {
+  describe(`nobody can hoard a wallet's nonces on ${backend}`, () => {
+    let api: TestApi;
+    beforeAll(async () => {
+      // The address limit is off (the harness default), as it is for a botnet with 1,000
+      // addresses: what stands between the attacker and the owner is the nonce design alone.
+      api = await startApi(backend);
+    });
+    afterAll(async () => {
+      await api?.stop();
+    });
 
-  nonceCapTests(
-    () => api,
-    () => ({}),
-  );
-});
+    hoardingTests(() => api);
+  });
+}
 
 describe('the same limits on PGlite (one server, behind a proxy)', () => {
   let api: TestApi;
@@ -222,15 +257,14 @@ describe('the same limits on PGlite (one server, behind a proxy)', () => {
     await api?.stop();
   });
 
-  // One client uses up the limit; the cap tests send each request from another address.
+  // One client uses up the limit.
   rateLimitTests(
     () => api,
     () => ({ 'x-forwarded-for': '192.0.2.1' }),
   );
-  nonceCapTests(() => api, freshAddress);
 });
 
-describe('purge of expired nonces and ended rate-limit windows', () => {
+describe('purge of used nonces and ended rate-limit windows', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: '1000000', TRUST_PROXY: 'true' } });
@@ -239,9 +273,15 @@ describe('purge of expired nonces and ended rate-limit windows', () => {
     await api?.stop();
   });
 
-  it('a flood of nonces from many addresses shrinks back to nothing once they expire', async () => {
+  const purgeAt = (at: Date, extra: { batchSize?: number; maxBatches?: number } = {}) =>
+    purgeExpiredAuthState(api.db.db, {
+      noncesExpiredBefore: new Date(at.getTime() - USED_NONCE_RETENTION_MS),
+      windowsBefore: new Date(at.getTime() - MINUTE),
+      ...extra,
+    });
+
+  it('a flood of nonce requests from 600 addresses stores no nonce; used ones go once expired', async () => {
     const wallets = Array.from({ length: 40 }, () => evmWallet().address);
-    // 40 wallets × 15 requests from 600 addresses: the cap holds each wallet at 10.
     const requests = wallets.flatMap((wallet, w) =>
       Array.from({ length: 15 }, (_, i) => () => nonceFor(api, wallet, { 'x-forwarded-for': `10.1.${w}.${i}` })),
     );
@@ -249,62 +289,63 @@ describe('purge of expired nonces and ended rate-limit windows', () => {
     for (let i = 0; i < requests.length; i += 50) {
       statuses.push(...(await Promise.all(requests.slice(i, i + 50).map((r) => r()))).map((r) => r.status));
     }
-    expect(statuses.filter((s) => s === 200)).toHaveLength(wallets.length * MAX_UNUSED_NONCES_PER_WALLET);
-    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    expect(await countRows(api, 'auth_nonces')).toBe(wallets.length * MAX_UNUSED_NONCES_PER_WALLET);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(await countRows(api, 'used_nonces')).toBe(0);
     expect(await countRows(api, 'rate_limit_hits')).toBeGreaterThanOrEqual(600);
 
-    // Nothing is purged while the nonces are live and the window is open.
-    const early = api.now();
-    expect(
-      await purgeExpiredAuthState(api.db.db, { now: early, windowsBefore: new Date(early.getTime() - MINUTE) }),
-    ).toEqual({ nonces: 0, rateLimitWindows: 0 });
+    // 30 sign-ins: one used-nonce row each.
+    for (let i = 0; i < 30; i++) await signIn(api, i % 2 ? evmWallet() : solanaWallet());
+    expect(await countRows(api, 'used_nonces')).toBe(30);
 
-    api.advanceClock(api.config.nonceTtlSeconds * 1000 + MINUTE);
-    const later = api.now();
-    const options = { now: later, windowsBefore: new Date(later.getTime() - MINUTE), batchSize: 100 };
-    // Bounded: one batch of 100 per table when asked for one.
-    expect(await purgeExpiredAuthState(api.db.db, { ...options, maxBatches: 1 })).toEqual({
-      nonces: 100,
-      rateLimitWindows: 100,
-    });
-    const rest = await purgeExpiredAuthState(api.db.db, options);
-    expect(rest.nonces).toBe(wallets.length * MAX_UNUSED_NONCES_PER_WALLET - 100);
-    expect(await countRows(api, 'auth_nonces')).toBe(0);
+    // Nothing is purged while the nonces are live and the window is open.
+    expect(await purgeAt(api.now())).toEqual({ nonces: 0, rateLimitWindows: 0 });
+
+    api.advanceClock(api.config.nonceTtlSeconds * 1000 + USED_NONCE_RETENTION_MS + MINUTE);
+    // Bounded: one batch of 10 per table when asked for one.
+    expect(await purgeAt(api.now(), { batchSize: 10, maxBatches: 1 })).toEqual({ nonces: 10, rateLimitWindows: 10 });
+    const rest = await purgeAt(api.now(), { batchSize: 10 });
+    expect(rest.nonces).toBe(20);
+    expect(await countRows(api, 'used_nonces')).toBe(0);
     expect(await countRows(api, 'rate_limit_hits')).toBe(0);
   });
 
-  it('keeps live nonces, unused or used, until they expire', async () => {
+  it('keeps a used nonce past its expiry for the retention margin (a server with a slow clock still finds it)', async () => {
     const wallet = solanaWallet();
     await signIn(api, wallet);
-    await nonceFor(api, wallet.address);
-    const now = api.now();
-    await purgeExpiredAuthState(api.db.db, { now, windowsBefore: new Date(now.getTime() - MINUTE) });
-    const rows = await api.db.db
-      .selectFrom('auth_nonces')
-      .select('used_at')
+    const used = await api.db.db
+      .selectFrom('used_nonces')
+      .select('expires_at')
       .where('wallet', '=', wallet.address)
       .execute();
-    expect(rows.map((r) => r.used_at === null).sort()).toEqual([false, true]);
+    expect(used).toHaveLength(1);
+    const expiry = used[0]!.expires_at.getTime();
+    await purgeAt(new Date(expiry + USED_NONCE_RETENTION_MS - 1_000));
+    expect(
+      await api.db.db.selectFrom('used_nonces').select('nonce').where('wallet', '=', wallet.address).execute(),
+    ).toHaveLength(1);
+    await purgeAt(new Date(expiry + USED_NONCE_RETENTION_MS + 1_000));
+    expect(
+      await api.db.db.selectFrom('used_nonces').select('nonce').where('wallet', '=', wallet.address).execute(),
+    ).toHaveLength(0);
   });
 
   it('runs by itself at start (and every minute after)', async () => {
     const past = new Date(api.now().getTime() - 3_600_000);
     await api.db.db
-      .insertInto('auth_nonces')
+      .insertInto('used_nonces')
       .values(
         Array.from({ length: 50 }, (_, i) => ({
-          nonce: `expired${i}`.padEnd(32, 'x'),
+          nonce: `expired${i}`.padEnd(58, 'x'),
           wallet: 'w',
-          issued_at: past,
           expires_at: past,
+          used_at: past,
         })),
       )
       .execute();
     await api.db.db.insertInto('rate_limit_hits').values({ bucket: 'old', window_start: past, hits: 1 }).execute();
     await api.restart();
     const leftovers = async () => {
-      const nonces = await api.db.db.selectFrom('auth_nonces').select('nonce').where('wallet', '=', 'w').execute();
+      const nonces = await api.db.db.selectFrom('used_nonces').select('nonce').where('wallet', '=', 'w').execute();
       const windows = await api.db.db
         .selectFrom('rate_limit_hits')
         .select('bucket')

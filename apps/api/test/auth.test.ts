@@ -26,7 +26,7 @@ describe.each(['postgres', 'pglite'] as const)('wallet sign-in over REST on %s',
       const reply = await call(api, 'GET', `/auth/nonce?wallet=${wallet.address}`);
       expect(reply.status).toBe(200);
       expect(reply.body).toEqual({
-        nonce: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+        nonce: expect.stringMatching(/^[A-Za-z0-9]{58}$/),
         message: `Sign this message to authenticate: ${reply.body.nonce}`,
         wallet: wallet.address,
         chain,

@@ -244,7 +244,13 @@ describe('the document against the running server', () => {
       'POST',
       '/auth/verify',
       '/auth/verify',
-      { body: { wallet: evmWallet().address, nonce: 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf', signature: '0x00' } },
+      {
+        body: {
+          wallet: evmWallet().address,
+          nonce: '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3',
+          signature: '0x00',
+        },
+      },
     ],
     ['POST', '/auth/verify', '/auth/verify', { body: { pad: 'x'.repeat(20_000) } }],
     ['GET', '/me', '/me'],

@@ -69,18 +69,46 @@ describe('two API processes on one database', () => {
   });
 
   it('100 concurrent verifies of one nonce, split across both: exactly one token', async () => {
+    const usedRows = async () =>
+      Number(
+        (
+          await direct.db
+            .selectFrom('used_nonces')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const rowsBefore = await usedRows();
     const wallet = evmWallet();
-    const nonce = await call(a, 'GET', `/auth/nonce?wallet=${wallet.address}`);
-    const body = { wallet: wallet.address, nonce: nonce.body.nonce, signature: await wallet.sign(nonce.body.message) };
+    // Nonces from both servers: issuing stores nothing, so any server opens any other's.
+    const issued = [];
+    for (let i = 0; i < 20; i++)
+      issued.push(
+        (await call(i % 2 ? a : b, 'GET', `/auth/nonce?wallet=${wallet.address}`, { headers: anotherClient() })).body,
+      );
+    expect(await usedRows()).toBe(rowsBefore);
+    const nonce = issued[0];
+    const body = { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) };
     const replies = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         call(i % 2 === 0 ? a : b, 'POST', '/auth/verify', { body, headers: anotherClient() }),
       ),
     );
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
-    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 401, 'INVALID_NONCE');
+    for (const reply of replies.filter((r) => r.status !== 200)) {
+      expect(expectError(reply, 401, 'INVALID_NONCE').message).toBe('nonce has already been used');
+    }
     const users = await direct.db.selectFrom('users').select('id').where('wallet', '=', wallet.address).execute();
     expect(users).toHaveLength(1);
+    expect(await usedRows()).toBe(rowsBefore + 1);
+    // The other nonces are untouched by the race, whichever server issued them.
+    for (const [i, other] of issued.slice(1, 5).entries()) {
+      const login = await call(i % 2 ? b : a, 'POST', '/auth/verify', {
+        headers: anotherClient(),
+        body: { wallet: wallet.address, nonce: other.nonce, signature: await wallet.sign(other.message) },
+      });
+      expect(login.status).toBe(200);
+    }
   });
 
   it('a follow storm across both leaves exact counts, the same seen from either', async () => {

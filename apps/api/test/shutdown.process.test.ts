@@ -124,7 +124,7 @@ describe('SIGTERM under load', () => {
     const db = createDatabase({ url: scratch.url, poolSize: 1 });
     try {
       const used = await db.db
-        .selectFrom('auth_nonces')
+        .selectFrom('used_nonces')
         .select('used_at')
         .where('nonce', '=', nonce.body.nonce)
         .execute();

@@ -267,7 +267,7 @@ export async function checkLoginInvariants(db: Kysely<Database>, storm: LoginSto
   const used =
     won.length === 0
       ? []
-      : await db.selectFrom('auth_nonces').select(['nonce', 'used_at']).where('nonce', 'in', won).execute();
+      : await db.selectFrom('used_nonces').select(['nonce', 'used_at']).where('nonce', 'in', won).execute();
   const unusedButWon = won.filter((nonce) => !used.some((row) => row.nonce === nonce && row.used_at !== null));
   const jtis = storm.tokens.map((t) => JSON.parse(Buffer.from(t.token.split('.')[1]!, 'base64url').toString()).jti);
   const users = await db.selectFrom('users').select(['id', 'wallet']).execute();

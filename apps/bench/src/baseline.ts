@@ -9,7 +9,8 @@
  * a plain OFFSET (the naive deep page), and `/me` and follow take the user id from the bearer
  * token without checking its signature (the service's token check is what is being priced).
  */
-import { buildAuthMessage, generateNonce, NONCE_PATTERN, type Provider } from '@signal/core';
+import { buildAuthMessage, type Provider } from '@signal/core';
+import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
 import { parseWallet } from '@signal/core/wallet';
 import { toProvider, toProviderStats, toUser } from '@signal/db';
@@ -33,6 +34,8 @@ const tokens = await createTokenService({
   issuer: 'signal-auth',
   audience: 'signal-api',
 });
+// The service's self-authenticating nonces, under the same secret (the same signing key).
+const nonces = createNonceCodec(nonceSecretFromSigningKey(env.JWT_PRIVATE_KEY ?? ''));
 
 const SORT: Record<string, string> = {
   followerCount: 'follower_count',
@@ -143,18 +146,9 @@ app.get('/auth/nonce', async (req, reply) => {
   } catch {
     return fail(reply, 400, 'INVALID_WALLET', 'Invalid wallet');
   }
-  const issuedAt = new Date();
-  const expiresAt = new Date(issuedAt.getTime() + 300_000);
-  const nonce = generateNonce();
-  // The service's cap, with the service's SQL: at most 10 live nonces per wallet, counted under
-  // a per-wallet lock inside the database function (migration 0004).
-  const { rows } = await pool.query(
-    'select issued from issue_nonce_within_cap($1::text, $2::text, $3::timestamptz, $4::timestamptz, $5::integer)',
-    [nonce, wallet.wallet, issuedAt, expiresAt, 10],
-  );
-  const issued = rows[0]?.issued === true;
-  if (!issued) return fail(reply, 429, 'RATE_LIMITED', 'This wallet already holds 10 unused nonces');
-  return { nonce, message: buildAuthMessage(nonce), ...wallet, expiresAt: expiresAt.toISOString() };
+  const expiresAt = Date.now() + 300_000;
+  const nonce = nonces.issue({ wallet: wallet.wallet, expiresAt });
+  return { nonce, message: buildAuthMessage(nonce), ...wallet, expiresAt: new Date(expiresAt).toISOString() };
 });
 
 app.post('/auth/verify', async (req, reply) => {
@@ -170,26 +164,25 @@ app.post('/auth/verify', async (req, reply) => {
     return fail(reply, 400, 'INVALID_WALLET', 'Invalid wallet');
   }
   const now = new Date();
-  if (!NONCE_PATTERN.test(nonce)) return fail(reply, 401, 'INVALID_NONCE', 'nonce is unknown');
-  const found = (await pool.query('select wallet, expires_at, used_at from auth_nonces where nonce = $1', [nonce]))
-    .rows[0];
-  if (!found || found.wallet !== wallet.wallet || found.used_at || found.expires_at <= now) {
-    return fail(reply, 401, 'INVALID_NONCE', 'nonce is not usable');
-  }
+  const opened = nonces.open(nonce, { wallet: wallet.wallet }, now);
+  if (!opened.ok) return fail(reply, 401, 'INVALID_NONCE', opened.message);
   const verify = wallet.chain === 'evm' ? bareVerifyEvm : bareVerifySolana;
   if (!verify(wallet.wallet, buildAuthMessage(nonce), signature)) {
+    const used = await pool.query('select 1 from used_nonces where nonce = $1', [nonce]);
+    if (used.rows.length > 0) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');
     return fail(reply, 401, 'INVALID_SIGNATURE', 'signature is not valid');
   }
   const { rows } = await pool.query(
     `with consumed as (
-       update auth_nonces set used_at = $1 where nonce = $2 and wallet = $3 and used_at is null and expires_at > $1
+       insert into used_nonces (nonce, wallet, expires_at, used_at) values ($2, $3, $5, $1)
+       on conflict (nonce) do nothing
        returning wallet)
      insert into users (wallet, chain, created_at, last_login_at)
      select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
      on conflict (wallet) do update set last_login_at = excluded.last_login_at
      returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
        (select count(*) from follows f where f.user_id = users.id) as following_count`,
-    [now, nonce, wallet.wallet, wallet.chain],
+    [now, nonce, wallet.wallet, wallet.chain, new Date(opened.record.expiresAt)],
   );
   const row = rows[0];
   if (!row) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');

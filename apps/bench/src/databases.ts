@@ -72,14 +72,14 @@ export async function prepareCatalogue(providers: number, log: (line: string) =>
     } else {
       log(`${name}: reusing ${providers} providers`);
     }
-    // Sign-in nonces of earlier runs are dead weight.
-    await database.db.deleteFrom('auth_nonces').where('expires_at', '<', new Date()).execute();
+    // Used nonces of earlier runs are dead weight.
+    await database.db.deleteFrom('used_nonces').where('expires_at', '<', new Date()).execute();
   } finally {
     await database.close();
   }
   // A previous run's follows, unfollows and logins leave dead rows and clear visibility-map
   // bits, which would turn deep pages' index-only scans into heap visits.
-  await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users, auth_nonces'));
+  await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users, used_nonces'));
   return { name, url, providers, seededSeconds };
 }
 

@@ -15,7 +15,8 @@ import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildAuthMessage, generateNonce } from '@signal/core';
+import { buildAuthMessage } from '@signal/core';
+import { createNonceCodec, type NonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
@@ -77,7 +78,7 @@ const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Raw verification: core's functions against the bare native calls, one core, no I/O. */
-function rawCeiling(evm: BenchWallet[], solana: BenchWallet[]): Map<string, Row> {
+function rawCeiling(evm: BenchWallet[], solana: BenchWallet[], nonces: NonceCodec): Map<string, Row> {
   const rows = new Map<string, Row>();
   for (const [key, name, wallets, core, bare] of [
     ['raw-evm', 'verify EVM, raw (ops/s)', evm, verifyEvmSignature, bareVerifyEvm],
@@ -85,7 +86,7 @@ function rawCeiling(evm: BenchWallet[], solana: BenchWallet[]): Map<string, Row>
   ] as const) {
     const inputs = Array.from({ length: 1_000 }, (_, i) => {
       const wallet = wallets[i % wallets.length] as BenchWallet;
-      const message = buildAuthMessage(generateNonce());
+      const message = buildAuthMessage(nonces.issue({ wallet: wallet.address, expiresAt: Date.now() + 300_000 }));
       return [wallet.address, message, wallet.sign(message)] as const;
     });
     const [coreOps, bareOps] = compareOps(
@@ -197,6 +198,7 @@ async function runCatalogue(
       small: smallApi && { api: smallApi, size: sizeLabel((small as Catalogue).providers) },
       metricsApi,
       database,
+      nonces: createNonceCodec(nonceSecretFromSigningKey(privateKeyPem)),
       size,
       deepPage: Math.min(5_000, Math.floor((catalogue.providers / 20) * 0.8)),
       ids: await randomProviderIds(catalogue.url, 5_000),
@@ -258,7 +260,13 @@ async function main() {
   };
 
   const rows = new Map<string, Row>();
-  if (wanted('raw')) for (const [key, value] of rawCeiling(wallets.evm, wallets.solana)) rows.set(key, value);
+  if (wanted('raw'))
+    for (const [key, value] of rawCeiling(
+      wallets.evm,
+      wallets.solana,
+      createNonceCodec(nonceSecretFromSigningKey(privateKeyPem)),
+    ))
+      rows.set(key, value);
 
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);

@@ -57,7 +57,7 @@ export async function checkParity(b: Bench): Promise<void> {
     problems.push(`nonce: ${JSON.stringify(sn.body)} / ${JSON.stringify(bn.body)}`);
   }
   for (const wallets of [b.evm, b.solana]) {
-    const [first, second] = await verifyBodies(b.database, wallets, 2);
+    const [first, second] = verifyBodies(b.nonces, wallets, 2);
     const post = (body: string | undefined) => ({
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,29 +1,22 @@
 /**
- * Sign-in fixtures. POST /auth/verify consumes its nonce, so every request of a verify run
- * needs a nonce of its own: they are written straight into the database (thousands per
- * statement) and signed beforehand, and the run cycles through the ready-made bodies.
+ * Sign-in fixtures. POST /auth/verify uses up its nonce, so every request of a verify run
+ * needs a nonce of its own: they are minted beforehand with the servers' own nonce secret
+ * (derived from the signing key both share, as a server would) and signed, and the run cycles
+ * through the ready-made bodies.
  */
-import { buildAuthMessage, generateNonce } from '@signal/core';
-import type { DatabaseHandle } from '@signal/db';
+import { buildAuthMessage } from '@signal/core';
+import type { NonceCodec } from '@signal/core/nonce';
 import type autocannon from 'autocannon';
 import type { BenchWallet } from './wallets.js';
 
-const BATCH = 2_000;
-
 /** `count` JSON bodies of POST /auth/verify, each with a fresh nonce of one of the wallets. */
-export async function verifyBodies(database: DatabaseHandle, wallets: BenchWallet[], count: number): Promise<string[]> {
-  const issuedAt = new Date();
-  const expiresAt = new Date(issuedAt.getTime() + 3_600_000);
+export function verifyBodies(nonces: NonceCodec, wallets: BenchWallet[], count: number): string[] {
+  const expiresAt = Date.now() + 3_600_000;
   const bodies: string[] = [];
-  for (let start = 0; start < count; start += BATCH) {
-    const rows = [];
-    for (let i = start; i < Math.min(count, start + BATCH); i++) {
-      const wallet = wallets[i % wallets.length] as BenchWallet;
-      const nonce = generateNonce();
-      rows.push({ nonce, wallet: wallet.address, issued_at: issuedAt, expires_at: expiresAt });
-      bodies.push(JSON.stringify({ wallet: wallet.address, signature: wallet.sign(buildAuthMessage(nonce)), nonce }));
-    }
-    await database.db.insertInto('auth_nonces').values(rows).execute();
+  for (let i = 0; i < count; i++) {
+    const wallet = wallets[i % wallets.length] as BenchWallet;
+    const nonce = nonces.issue({ wallet: wallet.address, expiresAt });
+    bodies.push(JSON.stringify({ wallet: wallet.address, signature: wallet.sign(buildAuthMessage(nonce)), nonce }));
   }
   return bodies;
 }

@@ -49,6 +49,16 @@ export function judge(rows: Map<string, Row>, api: { readyMs: number[]; peakRssM
   ratioAtLeast("raw Solana verification: ≥ 70 % of Node's Ed25519", 'raw-solana', 0.7);
   ratioAtLeast('POST /auth/verify EVM: ≥ 85 % of the baseline', 'verify-evm', 0.85);
   ratioAtLeast('POST /auth/verify Solana: ≥ 85 % of the baseline', 'verify-solana', 0.85);
+  // Issuing a nonce stores nothing, so it must cost less than the cheapest read that does.
+  const nonce = at('nonce');
+  const detail = at('detail');
+  if (nonce && detail) {
+    verdicts.push({
+      target: 'GET /auth/nonce: ≥ the req/s of GET /providers/{id} (no database round trip)',
+      measured: `${Math.round(nonce.service.rps)} vs ${Math.round(detail.service.rps)} req/s`,
+      met: nonce.service.rps >= detail.service.rps,
+    });
+  }
   ratioAtLeast('GET /me: ≥ 70 % of the baseline', 'me', 0.7);
   ratioAtLeast('follow + unfollow: ≥ 70 % of the baseline', 'follow', 0.7);
   if (api.peakRssMb !== null) {

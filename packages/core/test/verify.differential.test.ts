@@ -18,8 +18,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthMessage } from '../src/message.js';
-import { generateNonce } from '../src/nonce.js';
 import { verifyEvmSignature, verifySolanaSignature } from '../src/verify.js';
+import { freshNonce } from './support.js';
 
 // ── helpers ─────────────────────────────────────────────────────────────────
 
@@ -49,7 +49,7 @@ function flipBit(bytes: Uint8Array, bit: number): Uint8Array {
   return out;
 }
 
-const MESSAGES = [buildAuthMessage(generateNonce()), '', 'ünïcødé 🚀\nline two'];
+const MESSAGES = [buildAuthMessage(freshNonce()), '', 'ünïcødé 🚀\nline two'];
 
 // ── EVM ─────────────────────────────────────────────────────────────────────
 

@@ -4,9 +4,9 @@ import { bytesToHex, type Hex, hexToBytes } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthMessage } from '../src/message.js';
-import { generateNonce } from '../src/nonce.js';
 import { verifyEvmSignature, verifySolanaSignature, verifyWalletSignature } from '../src/verify.js';
 import { parseWallet } from '../src/wallet.js';
+import { freshNonce } from './support.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -23,7 +23,7 @@ describe('verifyEvmSignature', () => {
   beforeAll(async () => {
     signer = privateKeyToAccount(generatePrivateKey());
     other = privateKeyToAccount(generatePrivateKey());
-    message = buildAuthMessage(generateNonce());
+    message = buildAuthMessage(freshNonce());
     signature = await signer.signMessage({ message });
   });
 
@@ -57,7 +57,7 @@ describe('verifyEvmSignature', () => {
   });
 
   it('rejects another nonce / message', () => {
-    expect(verifyEvmSignature(signer.address, buildAuthMessage(generateNonce()), signature)).toBe(false);
+    expect(verifyEvmSignature(signer.address, buildAuthMessage(freshNonce()), signature)).toBe(false);
     expect(verifyEvmSignature(signer.address, `${message} `, signature)).toBe(false);
     expect(verifyEvmSignature(signer.address, message.slice(0, -1), signature)).toBe(false);
   });
@@ -107,7 +107,7 @@ describe('verifySolanaSignature', () => {
   const signer = nacl.sign.keyPair();
   const other = nacl.sign.keyPair();
   const address = bs58.encode(signer.publicKey);
-  const message = buildAuthMessage(generateNonce());
+  const message = buildAuthMessage(freshNonce());
   const signature = solanaSign(signer, message);
 
   it('accepts the right signer', () => {
@@ -126,7 +126,7 @@ describe('verifySolanaSignature', () => {
   });
 
   it('rejects another nonce / message', () => {
-    expect(verifySolanaSignature(address, buildAuthMessage(generateNonce()), signature)).toBe(false);
+    expect(verifySolanaSignature(address, buildAuthMessage(freshNonce()), signature)).toBe(false);
     expect(verifySolanaSignature(address, `${message} `, signature)).toBe(false);
   });
 
@@ -184,7 +184,7 @@ describe('verifyWalletSignature', () => {
   let evmAccount: PrivateKeyAccount;
   let evmSignature: Hex;
   const solanaKey = nacl.sign.keyPair();
-  const message = buildAuthMessage(generateNonce());
+  const message = buildAuthMessage(freshNonce());
   const solanaSignature = solanaSign(solanaKey, message);
 
   beforeAll(async () => {

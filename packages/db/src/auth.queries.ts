@@ -4,59 +4,16 @@ import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 import { followingCountColumn, toUser } from './user.queries.js';
 
-export interface NonceRecord {
-  wallet: string;
-  expiresAt: Date;
-  usedAt: Date | null;
-}
-
-export async function issueNonce(
-  db: Kysely<Database>,
-  input: { nonce: string; wallet: string; issuedAt: Date; expiresAt: Date },
-): Promise<void> {
-  await db
-    .insertInto('auth_nonces')
-    .values({ nonce: input.nonce, wallet: input.wallet, issued_at: input.issuedAt, expires_at: input.expiresAt })
-    .execute();
-}
-
-export type CappedNonceOutcome = { issued: true } | { issued: false; live: number; oldestExpiresAt: Date };
-
 /**
- * Issues a nonce unless the wallet already holds `maxUnused` live (unused, unexpired) ones, so
- * nobody can fill the table with nonces of one wallet. One call of the database function
- * `issue_nonce_within_cap` (migration 0004): a transaction-scoped advisory lock on the wallet
- * serialises issuers of that wallet across every server on the database, and the count and
- * insert run after it, each with a new snapshot, so the count sees every nonce committed before
- * the lock was granted: the cap is exact, not "roughly 10 plus however many raced".
+ * Whether a nonce has already signed someone in (and has not expired since). Only read when a
+ * signature fails, so that a used nonce answers INVALID_NONCE before INVALID_SIGNATURE, as the
+ * contract orders the checks; a sign-in that succeeds never reads it.
  */
-export async function issueNonceWithinCap(
-  db: Kysely<Database>,
-  input: { nonce: string; wallet: string; issuedAt: Date; expiresAt: Date; maxUnused: number },
-): Promise<CappedNonceOutcome> {
-  const [row] = await runCompiled(
-    db,
-    'issueNonceWithinCap',
-    [input.nonce, input.wallet, input.issuedAt, input.expiresAt, input.maxUnused],
-    (nonce, wallet, issuedAt, expiresAt, maxUnused) => {
-      const call = sql<{ issued: boolean; live: number; oldest_expires_at: Date | null }>`
-        select issued, live, oldest_expires_at
-        from issue_nonce_within_cap(${nonce}::text, ${wallet}::text, ${issuedAt}::timestamptz,
-                                    ${expiresAt}::timestamptz, ${maxUnused}::integer)
-      `;
-      return { compile: () => call.compile(db) };
-    },
+export async function isNonceUsed(db: Kysely<Database>, nonce: string): Promise<boolean> {
+  const rows = await runCompiled(db, 'isNonceUsed', [nonce], (value) =>
+    db.selectFrom('used_nonces').select('nonce').where('nonce', '=', value),
   );
-  if (!row) throw new Error('issue_nonce_within_cap returned no row');
-  if (row.issued) return { issued: true };
-  return { issued: false, live: row.live, oldestExpiresAt: row.oldest_expires_at ?? input.expiresAt };
-}
-
-export async function findNonce(db: Kysely<Database>, nonce: string): Promise<NonceRecord | undefined> {
-  const [row] = await runCompiled(db, 'findNonce', [nonce], (value) =>
-    db.selectFrom('auth_nonces').select(['wallet', 'expires_at', 'used_at']).where('nonce', '=', value),
-  );
-  return row && { wallet: row.wallet, expiresAt: row.expires_at, usedAt: row.used_at };
+  return rows.length > 0;
 }
 
 export interface LoginResult {
@@ -65,28 +22,26 @@ export interface LoginResult {
 }
 
 /**
- * Consumes the nonce and logs the wallet in, in one statement: the UPDATE only matches an
- * unused, unexpired nonce of this wallet, and row locking lets exactly one of any number of
- * concurrent calls match it (on one server or many). The user is created or stamped in the
- * same statement, so a nonce is never used without a login or the reverse.
- * Returns null when the nonce was not consumable (a concurrent verify won the race).
+ * Records the nonce as used and logs the wallet in, in one statement: the insert into
+ * used_nonces takes the nonce's primary key, so of any number of concurrent calls with one
+ * nonce (on one server or many) exactly one inserts, the others wait for it and insert nothing.
+ * The user is created or stamped from the inserted row, so a nonce is never used without a
+ * login or the reverse. Returns null when the nonce was already used.
+ * The nonce's authenticity, wallet binding and expiry are the caller's (core's nonce codec).
  */
-export async function consumeNonceAndLogin(
+export async function recordNonceUseAndLogin(
   db: Kysely<Database>,
-  input: { nonce: string; wallet: string; chain: Chain; now: Date },
+  input: { nonce: string; wallet: string; chain: Chain; expiresAt: Date; now: Date },
 ): Promise<LoginResult | null> {
-  const values = [input.nonce, input.wallet, input.chain, input.now] as const;
-  const [row] = await runCompiled(db, 'consumeNonceAndLogin', values, (nonce, wallet, chain, at) => {
+  const values = [input.nonce, input.wallet, input.chain, input.expiresAt, input.now] as const;
+  const [row] = await runCompiled(db, 'recordNonceUseAndLogin', values, (nonce, wallet, chain, expiresAt, at) => {
     const now = sql<Date>`${at}::timestamptz`;
     return db
       .with('consumed', (qb) =>
         qb
-          .updateTable('auth_nonces')
-          .set({ used_at: at })
-          .where('nonce', '=', nonce)
-          .where('wallet', '=', wallet)
-          .where('used_at', 'is', null)
-          .where('expires_at', '>', at)
+          .insertInto('used_nonces')
+          .values({ nonce, wallet, expires_at: expiresAt, used_at: at })
+          .onConflict((oc) => oc.column('nonce').doNothing())
           .returning('wallet'),
       )
       .insertInto('users')

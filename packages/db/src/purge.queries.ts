@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 export interface PurgeOptions {
-  now: Date;
+  /** Used nonces that expired before this are deleted (their nonces are refused as expired anyway). */
+  noncesExpiredBefore: Date;
   /** Rate-limit windows that started before this are over and deleted. */
   windowsBefore: Date;
   /** Rows per DELETE: short statements that hold few locks and never hit the statement timeout. */
@@ -17,8 +18,8 @@ export interface PurgeResult {
 }
 
 /**
- * Deletes expired nonces (used or not: once expired, "unknown" and "expired" are the same
- * INVALID_NONCE) and ended rate-limit windows, in bounded batches. Safe to run from several
+ * Deletes the records of used nonces that have expired (an expired nonce is refused before
+ * anyone looks for its record) and ended rate-limit windows, in bounded batches. Safe to run from several
  * servers at once: SKIP LOCKED lets each take rows the others are not deleting.
  */
 export async function purgeExpiredAuthState(db: Kysely<Database>, options: PurgeOptions): Promise<PurgeResult> {
@@ -26,12 +27,12 @@ export async function purgeExpiredAuthState(db: Kysely<Database>, options: Purge
   const maxBatches = options.maxBatches ?? 100;
   const nonces = await inBatches(maxBatches, batchSize, async () => {
     const result = await db
-      .deleteFrom('auth_nonces')
+      .deleteFrom('used_nonces')
       .where('nonce', 'in', (eb) =>
         eb
-          .selectFrom('auth_nonces')
+          .selectFrom('used_nonces')
           .select('nonce')
-          .where('expires_at', '<=', options.now)
+          .where('expires_at', '<', options.noncesExpiredBefore)
           .limit(batchSize)
           .forUpdate()
           .skipLocked(),

@@ -14,12 +14,12 @@ export interface UsersTable {
   last_login_at: Timestamp;
 }
 
-export interface AuthNoncesTable {
+/** Nonces that signed someone in, until they expire (issued nonces are not stored at all). */
+export interface UsedNoncesTable {
   nonce: string;
   wallet: string;
-  issued_at: Timestamp;
   expires_at: Timestamp;
-  used_at: NullableTimestamp;
+  used_at: Timestamp;
 }
 
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
@@ -75,7 +75,7 @@ export const TABLES = [
 
 export interface Database {
   users: UsersTable;
-  auth_nonces: AuthNoncesTable;
+  used_nonces: UsedNoncesTable;
   rate_limit_hits: RateLimitHitsTable;
   providers: ProvidersTable;
   provider_stats: ProviderStatsTable;

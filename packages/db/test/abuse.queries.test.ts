@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hitRateLimit, issueNonceWithinCap, purgeExpiredAuthState } from '../src/index.js';
+import { hitRateLimit, purgeExpiredAuthState } from '../src/index.js';
 import { BACKENDS, type TestDatabase } from '../src/testing.js';
 import { freshNonce, useTestDatabase } from './support.js';
 
@@ -24,49 +25,27 @@ describe.each(BACKENDS)('abuse limits on %s', (backend) => {
     expect((await hitRateLimit(t.db, { bucket: 'b:2', now, windowMs: MINUTE })).hits).toBe(1);
   });
 
-  it('caps live unused nonces per wallet exactly, and tells when the oldest expires', async () => {
-    const wallet = `w-${backend}`;
-    const issuedAt = new Date('2026-11-23T10:00:00Z');
-    const outcomes = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        issueNonceWithinCap(t.db, {
-          nonce: freshNonce(),
-          wallet,
-          issuedAt,
-          expiresAt: new Date(issuedAt.getTime() + 300_000 + i),
-          maxUnused: 5,
-        }),
-      ),
-    );
-    expect(outcomes.filter((o) => o.issued)).toHaveLength(5);
-    const refused = outcomes.find((o) => !o.issued);
-    expect(refused).toMatchObject({ issued: false, live: 5 });
-    // Expired ones do not count.
-    const later = new Date(issuedAt.getTime() + 301_000);
-    expect(
-      await issueNonceWithinCap(t.db, {
-        nonce: freshNonce(),
-        wallet,
-        issuedAt: later,
-        expiresAt: new Date(later.getTime() + 300_000),
-        maxUnused: 5,
-      }),
-    ).toEqual({ issued: true });
+  it('has no table of issued nonces, nor the old per-wallet cap', async () => {
+    const tables = await sql<{ n: number }>`
+      select count(*)::int as n from information_schema.tables where table_name = 'auth_nonces'`.execute(t.db);
+    expect(tables.rows[0]?.n).toBe(0);
+    const functions = await sql<{ n: number }>`
+      select count(*)::int as n from pg_proc where proname = 'issue_nonce_within_cap'`.execute(t.db);
+    expect(functions.rows[0]?.n).toBe(0);
   });
 
-  it('purges in bounded batches: expired nonces and ended windows only', async () => {
+  it('purges in bounded batches: expired used nonces and ended windows only', async () => {
     const now = new Date('2026-11-23T12:00:00Z');
     const past = new Date(now.getTime() - 1_000);
     const future = new Date(now.getTime() + 1_000);
     await t.db
-      .insertInto('auth_nonces')
+      .insertInto('used_nonces')
       .values(
         Array.from({ length: 25 }, (_, i) => ({
           nonce: freshNonce(),
           wallet: 'purge',
-          issued_at: past,
           expires_at: i < 20 ? past : future,
-          used_at: i % 2 === 0 ? past : null,
+          used_at: past,
         })),
       )
       .execute();
@@ -74,17 +53,17 @@ describe.each(BACKENDS)('abuse limits on %s', (backend) => {
       await hitRateLimit(t.db, { bucket: `p:${i}`, now: new Date(now.getTime() - 2 * MINUTE), windowMs: MINUTE });
     }
     await hitRateLimit(t.db, { bucket: 'p:live', now, windowMs: MINUTE });
-    const options = { now, windowsBefore: new Date(now.getTime() - MINUTE), batchSize: 5 };
-    // Two batches of five at most: 10 of the 20+ expired nonces (the earlier tests' expired
-    // too) and all 10 ended windows (7 here, 3 of the first test).
+    const options = { noncesExpiredBefore: now, windowsBefore: new Date(now.getTime() - MINUTE), batchSize: 5 };
+    // Two batches of five at most: 10 of the 20 expired nonces and all 10 ended windows (7
+    // here, 3 of the first test).
     expect(await purgeExpiredAuthState(t.db, { ...options, maxBatches: 2 })).toEqual({
       nonces: 10,
       rateLimitWindows: 10,
     });
     const rest = await purgeExpiredAuthState(t.db, options);
-    expect(rest.nonces).toBeGreaterThanOrEqual(10);
+    expect(rest.nonces).toBe(10);
     expect(rest.rateLimitWindows).toBe(0);
-    const left = await t.db.selectFrom('auth_nonces').select('expires_at').execute();
+    const left = await t.db.selectFrom('used_nonces').select('expires_at').execute();
     expect(left.every((row) => row.expires_at > now)).toBe(true);
     expect(left.filter((row) => row.expires_at.getTime() === future.getTime())).toHaveLength(5);
     const windows = await t.db.selectFrom('rate_limit_hits').select('bucket').execute();

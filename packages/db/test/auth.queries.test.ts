@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { consumeNonceAndLogin, findNonce, findUserById, issueNonce, migrateToLatest } from '../src/index.js';
+import { findUserById, isNonceUsed, migrateToLatest, recordNonceUseAndLogin } from '../src/index.js';
 import { BACKENDS, type TestDatabase } from '../src/testing.js';
 import { freshNonce, useTestDatabase } from './support.js';
-
-const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 describe.each(BACKENDS)('auth queries on %s', (backend) => {
   const db = useTestDatabase(backend);
@@ -18,31 +16,25 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     const tables = await sql<{ table_name: string }>`
       select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(t.db);
     expect(tables.rows.map((r) => r.table_name)).toEqual(
-      expect.arrayContaining(['auth_nonces', 'catalogue_counters', 'follows', 'provider_stats', 'providers', 'users']),
+      expect.arrayContaining(['catalogue_counters', 'follows', 'provider_stats', 'providers', 'used_nonces', 'users']),
     );
   });
 
-  it('issues a nonce and reads it back unused', async () => {
-    const nonce = freshNonce();
-    const now = new Date();
-    await issueNonce(t.db, { nonce, wallet, issuedAt: now, expiresAt: new Date(now.getTime() + 300_000) });
-    const found = await findNonce(t.db, nonce);
-    expect(found?.wallet).toBe(wallet);
-    expect(found?.usedAt).toBeNull();
-    expect(found?.expiresAt.getTime()).toBe(now.getTime() + 300_000);
-    expect(await findNonce(t.db, 'missing')).toBeUndefined();
-  });
+  const login = (nonce: string, wallet: string, now: Date, expiresAt = new Date(now.getTime() + 60_000)) =>
+    recordNonceUseAndLogin(t.db, { nonce, wallet, chain: 'evm', expiresAt, now });
 
-  it('consumes a nonce once: creates the user, then a second consume gets nothing', async () => {
+  it('records a nonce once: creates the user, then a second use gets nothing', async () => {
     const nonce = freshNonce();
     const now = new Date();
     const w = `0x${'1'.repeat(40)}`;
-    await issueNonce(t.db, { nonce, wallet: w, issuedAt: now, expiresAt: new Date(now.getTime() + 60_000) });
-    const first = await consumeNonceAndLogin(t.db, { nonce, wallet: w, chain: 'evm', now });
+    expect(await isNonceUsed(t.db, nonce)).toBe(false);
+    const first = await login(nonce, w, now);
     expect(first?.isNewUser).toBe(true);
     expect(first?.user).toMatchObject({ wallet: w, chain: 'evm', followingCount: 0 });
-    expect((await findNonce(t.db, nonce))?.usedAt).not.toBeNull();
-    expect(await consumeNonceAndLogin(t.db, { nonce, wallet: w, chain: 'evm', now })).toBeNull();
+    expect(await isNonceUsed(t.db, nonce)).toBe(true);
+    const [row] = await t.db.selectFrom('used_nonces').selectAll().where('nonce', '=', nonce).execute();
+    expect(row).toEqual({ nonce, wallet: w, expires_at: new Date(now.getTime() + 60_000), used_at: now });
+    expect(await login(nonce, w, now)).toBeNull();
     const user = await findUserById(t.db, first!.user.id);
     expect(user).toEqual(first!.user);
   });
@@ -51,12 +43,8 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     const w = `0x${'2'.repeat(40)}`;
     const t0 = new Date('2026-01-01T00:00:00Z');
     const t1 = new Date('2026-01-02T00:00:00Z');
-    const n1 = freshNonce();
-    const n2 = freshNonce();
-    await issueNonce(t.db, { nonce: n1, wallet: w, issuedAt: t0, expiresAt: new Date(t0.getTime() + 60_000) });
-    await issueNonce(t.db, { nonce: n2, wallet: w, issuedAt: t1, expiresAt: new Date(t1.getTime() + 60_000) });
-    const a = await consumeNonceAndLogin(t.db, { nonce: n1, wallet: w, chain: 'evm', now: t0 });
-    const b = await consumeNonceAndLogin(t.db, { nonce: n2, wallet: w, chain: 'evm', now: t1 });
+    const a = await login(freshNonce(), w, t0);
+    const b = await login(freshNonce(), w, t1);
     expect(a?.isNewUser).toBe(true);
     expect(b?.isNewUser).toBe(false);
     expect(b?.user.id).toBe(a?.user.id);
@@ -64,54 +52,29 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     expect(b?.user.lastLoginAt).toBe(t1.toISOString());
   });
 
-  it('refuses an expired nonce and a nonce of another wallet', async () => {
-    const now = new Date();
-    const expired = freshNonce();
-    const foreign = freshNonce();
+  it('a used nonce changes nothing: no second login stamp', async () => {
     const w = `0x${'3'.repeat(40)}`;
-    await issueNonce(t.db, {
-      nonce: expired,
-      wallet: w,
-      issuedAt: new Date(now.getTime() - 120_000),
-      expiresAt: new Date(now.getTime() - 1),
-    });
-    await issueNonce(t.db, {
-      nonce: foreign,
-      wallet: `0x${'4'.repeat(40)}`,
-      issuedAt: now,
-      expiresAt: new Date(now.getTime() + 60_000),
-    });
-    expect(await consumeNonceAndLogin(t.db, { nonce: expired, wallet: w, chain: 'evm', now })).toBeNull();
-    expect(await consumeNonceAndLogin(t.db, { nonce: foreign, wallet: w, chain: 'evm', now })).toBeNull();
-    // Nothing was half-written: no user for the wallet, the foreign nonce still unused.
-    const users = await t.db.selectFrom('users').select('id').where('wallet', '=', w).execute();
-    expect(users).toEqual([]);
-    expect((await findNonce(t.db, foreign))?.usedAt).toBeNull();
+    const nonce = freshNonce();
+    const t0 = new Date('2026-02-01T00:00:00Z');
+    const first = await login(nonce, w, t0);
+    expect(await login(nonce, w, new Date(t0.getTime() + 1_000))).toBeNull();
+    expect((await findUserById(t.db, first!.user.id))?.lastLoginAt).toBe(t0.toISOString());
   });
 
-  it('100 concurrent consumptions of one nonce: exactly one wins, one user exists', async () => {
+  it('100 concurrent uses of one nonce: exactly one wins, one user exists', async () => {
     const nonce = freshNonce();
     const w = `0x${'5'.repeat(40)}`;
     const now = new Date();
-    await issueNonce(t.db, { nonce, wallet: w, issuedAt: now, expiresAt: new Date(now.getTime() + 60_000) });
-    const results = await Promise.all(
-      Array.from({ length: 100 }, () => consumeNonceAndLogin(t.db, { nonce, wallet: w, chain: 'evm', now })),
-    );
+    const results = await Promise.all(Array.from({ length: 100 }, () => login(nonce, w, now)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     const users = await t.db.selectFrom('users').select('id').where('wallet', '=', w).execute();
     expect(users).toHaveLength(1);
   });
 
-  it('creates one user per wallet when many nonces of one new wallet are consumed at once', async () => {
+  it('creates one user per wallet when many nonces of one new wallet are used at once', async () => {
     const w = `0x${'6'.repeat(40)}`;
     const now = new Date();
-    const nonces = Array.from({ length: 20 }, freshNonce);
-    for (const nonce of nonces) {
-      await issueNonce(t.db, { nonce, wallet: w, issuedAt: now, expiresAt: new Date(now.getTime() + 60_000) });
-    }
-    const results = await Promise.all(
-      nonces.map((nonce) => consumeNonceAndLogin(t.db, { nonce, wallet: w, chain: 'evm', now })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => login(freshNonce(), w, now)));
     expect(results.every((r) => r !== null)).toBe(true);
     expect(results.filter((r) => r?.isNewUser)).toHaveLength(1);
     expect(new Set(results.map((r) => r?.user.id)).size).toBe(1);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DomainError } from '@signal/core';
 import { createEvmChainVerifier } from '@signal/core/evm-chain';
+import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
 import { secp256k1Backend } from '@signal/core/verify';
 import { createDatabase, migrateToLatest, schemaState, seedDemoCatalogue, statementTimeout } from '@signal/db';
@@ -103,7 +104,8 @@ export function createServer(options: ServerOptions) {
       const evmChain = config.evmRpcUrl
         ? createEvmChainVerifier({ rpcUrl: config.evmRpcUrl, timeoutMs: config.evmRpcTimeoutMs })
         : undefined;
-      services = { config, database, tokens, now, log, evmChain };
+      const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
+      services = { config, database, tokens, nonces, now, log, evmChain };
       if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
     } catch (error) {
       await database.close().catch(() => {});

@@ -1,8 +1,7 @@
 import {
   buildAuthMessage,
   DomainError,
-  generateNonce,
-  NONCE_PATTERN,
+  isDomainError,
   NonceQuerySchema,
   NonceResponseSchema,
   TokenResponseSchema,
@@ -11,19 +10,13 @@ import {
 import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
-import { consumeNonceAndLogin, findNonce, issueNonceWithinCap } from '@signal/db';
+import { isNonceUsed, recordNonceUseAndLogin } from '@signal/db';
 import * as examples from '../openapi.examples.js';
-import { rateLimited, rateLimitedProcedure, secondsUntil } from '../rate-limit.js';
+import { rateLimitedProcedure } from '../rate-limit.js';
 import { router } from '../trpc.js';
 
 const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
-
-/**
- * Live (unused, unexpired) nonces one wallet may hold. A client needs one per sign-in; the cap
- * keeps a flood of nonce requests for one wallet from growing the table, and answers
- * RATE_LIMITED until the oldest of them expires.
- */
-export const MAX_UNUSED_NONCES_PER_WALLET = 10;
+const USED = 'nonce has already been used';
 
 /**
  * The local check first (EOA keys, Solana keys and envelopes), so ordinary wallets never wait
@@ -67,34 +60,21 @@ export const authRouter = router({
         description:
           'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign. ' +
           'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
-          `A wallet holds at most ${MAX_UNUSED_NONCES_PER_WALLET} unused nonces (429 RATE_LIMITED beyond); ` +
-          'AUTH_RATE_LIMIT_PER_MINUTE limits requests per client address (429 RATE_LIMITED with Retry-After).',
+          'Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
+          'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
+          'address (429 RATE_LIMITED with Retry-After).',
         example: { request: { wallet: examples.nonceResponse.wallet }, response: examples.nonceResponse },
       },
       errors: ['INVALID_WALLET', 'RATE_LIMITED'],
     })
     .input(NonceQuerySchema)
     .output(NonceResponseSchema)
-    .query(async ({ input, ctx }) => {
+    .query(({ input, ctx }) => {
       const { wallet, chain } = parseWallet(input.wallet);
-      const { database, config, now } = ctx.services;
-      const issuedAt = now();
-      const expiresAt = new Date(issuedAt.getTime() + config.nonceTtlSeconds * 1000);
-      const nonce = generateNonce();
-      const outcome = await issueNonceWithinCap(database.db, {
-        nonce,
-        wallet,
-        issuedAt,
-        expiresAt,
-        maxUnused: MAX_UNUSED_NONCES_PER_WALLET,
-      });
-      if (!outcome.issued) {
-        throw rateLimited(
-          `This wallet already holds ${outcome.live} unused nonces (at most ${MAX_UNUSED_NONCES_PER_WALLET})`,
-          secondsUntil(outcome.oldestExpiresAt, issuedAt),
-        );
-      }
-      return { nonce, message: buildAuthMessage(nonce), wallet, chain, expiresAt: expiresAt.toISOString() };
+      const { nonces, config, now } = ctx.services;
+      const expiresAt = now().getTime() + config.nonceTtlSeconds * 1000;
+      const nonce = nonces.issue({ wallet, expiresAt });
+      return { nonce, message: buildAuthMessage(nonce), wallet, chain, expiresAt: new Date(expiresAt).toISOString() };
     }),
 
   verify: rateLimitedProcedure('auth.verify')
@@ -124,26 +104,31 @@ export const authRouter = router({
     .mutation(async ({ input, ctx }) => {
       // Contract order: body shape (zod, above) → wallet → nonce → signature.
       const wallet = parseWallet(input.wallet);
-      const { database, tokens, now } = ctx.services;
+      const { database, tokens, nonces, now } = ctx.services;
       const at = now();
-      if (!NONCE_PATTERN.test(input.nonce)) throw invalidNonce('nonce is unknown');
-      const record = await findNonce(database.db, input.nonce);
-      if (!record) throw invalidNonce('nonce is unknown');
-      if (record.wallet !== wallet.wallet) throw invalidNonce('nonce was issued for another wallet');
-      if (record.usedAt) throw invalidNonce('nonce has already been used');
-      if (record.expiresAt <= at) throw invalidNonce('nonce has expired');
+      // Shape, MAC (which covers the wallet) and expiry, in memory: no database read.
+      const opened = nonces.open(input.nonce, { wallet: wallet.wallet }, at);
+      if (!opened.ok) throw invalidNonce(opened.message);
 
-      // Verify before consuming: a failed attempt (or a chain node that cannot answer) must
-      // leave the nonce usable.
-      await verifySignature(ctx.services.evmChain, wallet, buildAuthMessage(input.nonce), input.signature);
-      const login = await consumeNonceAndLogin(database.db, {
+      // Verify before recording the use: a failed attempt (or a chain node that cannot answer)
+      // must leave the nonce usable. A used nonce still answers INVALID_NONCE first, as the
+      // contract orders the checks; only a failed signature pays for that read.
+      try {
+        await verifySignature(ctx.services.evmChain, wallet, buildAuthMessage(input.nonce), input.signature);
+      } catch (error) {
+        if (isDomainError(error) && error.code === 'INVALID_SIGNATURE' && (await isNonceUsed(database.db, input.nonce))) {
+          throw invalidNonce(USED);
+        }
+        throw error;
+      }
+      const login = await recordNonceUseAndLogin(database.db, {
         nonce: input.nonce,
         wallet: wallet.wallet,
         chain: wallet.chain,
+        expiresAt: new Date(opened.record.expiresAt),
         now: at,
       });
-      // Another verify of the same nonce won the race between our read and the consume.
-      if (!login) throw invalidNonce('nonce has already been used');
+      if (!login) throw invalidNonce(USED);
       const issued = await tokens.issue({ userId: login.user.id, wallet: wallet.wallet, chain: wallet.chain });
       return {
         token: issued.token,

@@ -3,6 +3,7 @@ import * as auth from './0001-auth.js';
 import * as catalogue from './0002-catalogue.js';
 import * as abuseLimits from './0003-abuse-limits.js';
 import * as nonceIssue from './0004-nonce-issue.js';
+import * as usedNonces from './0005-used-nonces.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-catalogue': catalogue,
   '0003-abuse-limits': abuseLimits,
   '0004-nonce-issue': nonceIssue,
+  '0005-used-nonces': usedNonces,
 };
