@@ -65,7 +65,7 @@ export interface CatalogueCountersTable {
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
-  'auth_nonces',
+  'used_nonces',
   'rate_limit_hits',
   'providers',
   'provider_stats',
