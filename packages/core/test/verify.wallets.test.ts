@@ -15,15 +15,15 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { buildAuthMessage } from '../src/message.js';
-import { generateNonce } from '../src/nonce.js';
 import { verifyEvmSignature, verifySolanaSignature } from '../src/verify.js';
+import { freshNonce } from './support.js';
 
 describe('EIP-2098 compact signatures', () => {
   it('accepts the 64-byte form of both parities, as viem reads it, and rejects the wrong parity', async () => {
     const parities = new Set<number>();
     for (let i = 0; i < 12; i++) {
       const account = privateKeyToAccount(generatePrivateKey());
-      const message = buildAuthMessage(generateNonce());
+      const message = buildAuthMessage(freshNonce());
       const full = await account.signMessage({ message });
       const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(full)));
       expect(compact.length).toBe(2 + 128);
@@ -91,7 +91,7 @@ describe('Solana off-chain message envelope (Ledger)', () => {
   const keyPair = nacl.sign.keyPair();
   const address = bs58.encode(keyPair.publicKey);
   const sign = (bytes: Uint8Array) => bs58.encode(nacl.sign.detached(bytes, keyPair.secretKey));
-  const message = buildAuthMessage(generateNonce());
+  const message = buildAuthMessage(freshNonce());
   const body = new TextEncoder().encode(message);
 
   it('accepts the legacy and the extended layout around the exact message (format 0: ASCII)', () => {
@@ -100,7 +100,7 @@ describe('Solana off-chain message envelope (Ledger)', () => {
   });
 
   it('takes format 1 for text beyond restricted ASCII (a SIWE/SIWS text has newlines)', () => {
-    const text = `example.com wants you to sign in with your Solana account:\n${address}\n\nNonce: ${generateNonce()}`;
+    const text = `example.com wants you to sign in with your Solana account:\n${address}\n\nNonce: ${freshNonce()}`;
     const bytes = new TextEncoder().encode(text);
     expect(verifySolanaSignature(address, text, sign(legacyEnvelope(bytes, 1)))).toBe(true);
     expect(verifySolanaSignature(address, text, sign(extendedEnvelope(bytes, 1, [keyPair.publicKey])))).toBe(true);
@@ -119,7 +119,7 @@ describe('Solana off-chain message envelope (Ledger)', () => {
   });
 
   it('rejects an envelope around other text', () => {
-    const other = new TextEncoder().encode(buildAuthMessage(generateNonce()));
+    const other = new TextEncoder().encode(buildAuthMessage(freshNonce()));
     expect(verifySolanaSignature(address, message, sign(legacyEnvelope(other, 0)))).toBe(false);
     expect(verifySolanaSignature(address, message, sign(extendedEnvelope(other, 0, [keyPair.publicKey])))).toBe(false);
     const extra = new TextEncoder().encode(`${message} `);

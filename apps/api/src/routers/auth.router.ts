@@ -116,7 +116,11 @@ export const authRouter = router({
       try {
         await verifySignature(ctx.services.evmChain, wallet, buildAuthMessage(input.nonce), input.signature);
       } catch (error) {
-        if (isDomainError(error) && error.code === 'INVALID_SIGNATURE' && (await isNonceUsed(database.db, input.nonce))) {
+        if (
+          isDomainError(error) &&
+          error.code === 'INVALID_SIGNATURE' &&
+          (await isNonceUsed(database.db, input.nonce))
+        ) {
           throw invalidNonce(USED);
         }
         throw error;
