@@ -88,6 +88,7 @@ const EnvSchema = z.object({
   // Wallets (issue 14): contract accounts checked on chain.
   EVM_RPC_URL: optional(z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// JSON-RPC URL')),
   EVM_RPC_TIMEOUT_MS: withDefault(integer(1, 60_000), '5000'),
+  PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -127,6 +128,8 @@ export interface Config {
   /** JSON-RPC node for EIP-1271/6492 contract-account signatures; unset: no chain checks. */
   evmRpcUrl: string | undefined;
   evmRpcTimeoutMs: number;
+  /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
+  publicCacheMaxAge: number;
 }
 
 export class ConfigError extends Error {
@@ -183,5 +186,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     evmRpcUrl: e.EVM_RPC_URL,
     evmRpcTimeoutMs: e.EVM_RPC_TIMEOUT_MS,
+    publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
   };
 }

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CursorCodec } from '@signal/core/cursor';
 import type { EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceCodec } from '@signal/core/nonce';
 import type { TokenService } from '@signal/core/token';
-import type { DatabaseHandle } from '@signal/db';
+import type { DatabaseHandle, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
@@ -14,6 +15,8 @@ export interface Services {
   tokens: TokenService;
   /** Issues and opens sign-in nonces under the secret of the signing key. */
   nonces: NonceCodec;
+  /** Seals and opens page cursors (key derived from the signing key). */
+  cursors: CursorCodec;
   /** The clock; injected by tests to reach expiry without waiting. */
   now: () => Date;
   log: Logger;
@@ -28,10 +31,20 @@ export interface Context {
   services: Services;
   req: IncomingMessage;
   res: ServerResponse;
+  /**
+   * Set by the REST host for a request whose answer may be cached (see http/caching.ts): a
+   * procedure puts the version of the data it answered from here, and the host makes the ETag.
+   */
+  cache?: VersionSink;
 }
 
 export function contextFactory(services: Services) {
-  return ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Context => ({ services, req, res });
+  return ({ req, res, cache }: { req: IncomingMessage; res: ServerResponse; cache?: VersionSink }): Context => ({
+    services,
+    req,
+    res,
+    cache,
+  });
 }
 
 interface RequestWithId extends IncomingMessage {

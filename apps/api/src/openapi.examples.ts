@@ -86,6 +86,8 @@ export const providerPage = {
   limit: 2,
   total: 100,
   totalPages: 50,
+  // Sealed with another server's key: opaque to clients, and refused by this one.
+  nextCursor: 'WyJwcm92aWRlcnMiLCJmb2xsb3dlckNvdW50IiwiZGVzYyIsNyw1XQ.Qx8Pz3kVbN1tR6wYcE2uHg',
 } satisfies ProviderPage;
 
 export const providerStats = {
@@ -111,6 +113,7 @@ export const followingPage = {
   limit: 20,
   total: 1,
   totalPages: 1,
+  nextCursor: null,
 } satisfies FollowedProviderPage;
 
 /** An Ed25519 verification key as /.well-known/jwks.json publishes it; it verifies `tokenResponse.token`. */

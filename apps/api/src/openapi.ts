@@ -259,6 +259,36 @@ function serviceOperation(endpoint: ServiceEndpoint): OpenAPIV3.OperationObject 
   };
 }
 
+const PARAMETER_DEFAULTS: Record<string, unknown> = { page: 1, sortBy: 'followerCount', order: 'desc' };
+
+/** The public reads that carry an ETag and a public Cache-Control (see http/caching.ts). */
+const CACHEABLE_OPERATIONS = new Set(['GET /providers', 'GET /providers/{id}', 'GET /providers/{id}/stats']);
+
+const CACHING_HEADERS: Record<string, OpenAPIV3.HeaderObject> = {
+  ETag: {
+    description: 'Version of this answer (without an Authorization header only); send it back in If-None-Match',
+    schema: { type: 'string', example: 'W/"1bX0c9qA-c48213"' },
+  },
+  'Cache-Control': {
+    description:
+      'Without an Authorization header: `public, max-age=N, stale-while-revalidate=N` (N = PUBLIC_CACHE_MAX_AGE, ' +
+      'default 5), which browsers and CDNs may honour; with one: `no-store`',
+    schema: { type: 'string', example: 'public, max-age=5, stale-while-revalidate=5' },
+  },
+};
+
+/** The 200's caching headers, and the 304 a matching If-None-Match gets. */
+function cachingResponses(success: OpenAPIV3.ResponsesObject): OpenAPIV3.ResponsesObject {
+  const ok = success[200] as OpenAPIV3.ResponseObject | undefined;
+  if (ok) ok.headers = { ...ok.headers, ...CACHING_HEADERS };
+  return {
+    304: {
+      description: 'Not modified: the If-None-Match tag is still current (no body; no Authorization header only)',
+      headers: CACHING_HEADERS,
+    },
+  };
+}
+
 /**
  * The document. Its server is `/`, resolved by clients against the URL they fetched it from,
  * so it is the same for every Host and "Try it" on /docs calls the origin that served the page.
@@ -299,10 +329,19 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
     operation.responses = {
       ...success,
+      ...(CACHEABLE_OPERATIONS.has(`${meta.openapi.method} ${meta.openapi.path}`) ? cachingResponses(success) : {}),
       ...errorResponses(errorCodesOf(operation, method, own), {
         ...(validation ? { VALIDATION_ERROR: validation } : {}),
       }),
     };
+    // `cursor` has no example on purpose: a cursor only comes from an answer of this server
+    // (sealed with its key), and Swagger UI would put an example into "Try it out" beside `page`.
+    for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+      // Optional in the schema so that a cursor's own sort can be told apart; the defaults
+      // without one are these.
+      const fallback = PARAMETER_DEFAULTS[parameter.name];
+      if (fallback !== undefined) parameter.schema = { ...parameter.schema, default: fallback };
+    }
   }
   for (const endpoint of SERVICE_ENDPOINTS) doc.paths[endpoint.path] = { get: serviceOperation(endpoint) };
 

@@ -41,7 +41,14 @@ export function rateLimitHeaders(policy: RatePolicy, remaining: number, resetSec
  * on the answer when `announce` (not on answers a shared cache may keep, whose counts would be
  * another client's).
  */
-function enforce(ctx: Context, policy: RatePolicy, hit: Hit, at: Date, message: string, announce: boolean): void {
+function enforce(
+  ctx: Pick<Context, 'res'>,
+  policy: RatePolicy,
+  hit: Hit,
+  at: Date,
+  message: string,
+  announce: boolean,
+): void {
   const resetSeconds = secondsUntil(hit.resetAt, at);
   if (hit.hits > policy.limit) throw rateLimited(message, resetSeconds, policy);
   if (announce) {
@@ -90,11 +97,14 @@ export const followLimitedProcedure = authedProcedure.use(async ({ ctx, next }) 
   return next();
 });
 
-/** Public catalogue reads: per client address, counted in this process. */
-export const readLimitedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/**
+ * Counts one public catalogue read of the request's address; past the limit, a 429. Also
+ * called for a revalidation answered 304 without running the procedure (http/caching.ts).
+ */
+export function countCatalogueRead(ctx: Pick<Context, 'services' | 'req' | 'res'>): void {
   const { config, now } = ctx.services;
   const limit = config.readRateLimitPerMinute;
-  if (limit === 0) return next();
+  if (limit === 0) return;
   const at = now();
   const hit = readCounter(ctx.services).hit(rateLimitKey(clientAddress(ctx.req, config.trustProxy)), at);
   enforce(
@@ -105,6 +115,11 @@ export const readLimitedProcedure = publicProcedure.use(async ({ ctx, next }) =>
     `More than ${limit} catalogue reads a minute from this address`,
     false,
   );
+}
+
+/** Public catalogue reads: per client address, counted in this process. */
+export const readLimitedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  countCatalogueRead(ctx);
   return next();
 });
 

@@ -92,7 +92,7 @@ describe('follow and unfollow over REST', () => {
 
     const page = await call(api, 'GET', '/me/following', { token });
     expect(page.status).toBe(200);
-    expect(Object.keys(page.body).sort()).toEqual(['items', 'limit', 'page', 'total', 'totalPages']);
+    expect(Object.keys(page.body).sort()).toEqual(['items', 'limit', 'nextCursor', 'page', 'total', 'totalPages']);
     expect(page.body).toMatchObject({ page: 1, limit: 20, total: 3, totalPages: 1 });
     expect(page.body.items.map((p: { id: number }) => p.id)).toEqual([c, b, a]);
     const rows = new Map((await followRows({ userId: user.id })).map((row) => [Number(row.provider_id), row]));
@@ -115,7 +115,7 @@ describe('follow and unfollow over REST', () => {
     expect([...first.body.items, ...second.body.items]).toEqual(page.body.items);
     const past = await call(api, 'GET', '/me/following?limit=2&page=3', { token });
     expect(past.status).toBe(200);
-    expect(past.body).toEqual({ items: [], page: 3, limit: 2, total: 3, totalPages: 2 });
+    expect(past.body).toEqual({ items: [], page: 3, limit: 2, total: 3, totalPages: 2, nextCursor: null });
 
     const me = await call(api, 'GET', '/me', { token });
     expect(me.status).toBe(200);
@@ -147,7 +147,7 @@ describe('follow and unfollow over REST', () => {
     expect((user as { followingCount?: number }).followingCount).toBe(0);
     const page = await call(api, 'GET', '/me/following', { token });
     expect(page.status).toBe(200);
-    expect(page.body).toEqual({ items: [], page: 1, limit: 20, total: 0, totalPages: 0 });
+    expect(page.body).toEqual({ items: [], page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null });
   });
 
   it('401 UNAUTHORIZED with WWW-Authenticate without a token', async () => {

@@ -129,7 +129,9 @@ describe('every operation', () => {
         const where = `${method} ${path} ${parameter.name}`;
         expect(parameter.description?.length, where).toBeGreaterThan(5);
         expect(parameter.schema?.type, where).toMatch(/^(string|integer)$/);
-        expect(parameter.example, where).toBeDefined();
+        // A cursor only comes from an answer (sealed with the server's key): no example to prefill.
+        if (parameter.name === 'cursor') expect(parameter.example, where).toBeUndefined();
+        else expect(parameter.example, where).toBeDefined();
       }
     }
   });
@@ -151,7 +153,7 @@ describe('every operation', () => {
   it('answers every error status with ErrorBody narrowed to its codes, and an example per code', () => {
     for (const { path, method, op } of operations()) {
       const statuses = Object.keys(op.responses)
-        .filter((status) => status !== '200')
+        .filter((status) => status !== '200' && status !== '304')
         .map(Number);
       expect(statuses, `${method} ${path}`).toContain(500);
       for (const status of statuses) {

@@ -91,7 +91,7 @@ describe('GET /me/following query parameters', () => {
   it('unknown query parameters are ignored', async () => {
     const reply = await call(api, 'GET', '/me/following?foo=bar', { token });
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ items: [], page: 1, limit: 20, total: 0, totalPages: 0 });
+    expect(reply.body).toEqual({ items: [], page: 1, limit: 20, total: 0, totalPages: 0, nextCursor: null });
   });
 });
 

@@ -96,7 +96,7 @@ async function countFollowsSince(api: TestApi, providerId: number, since: Date):
 async function checkDefaults(api: TestApi, total: number) {
   const reply = await call(api, 'GET', '/providers');
   expect(reply.status).toBe(200);
-  expect(Object.keys(reply.body).sort()).toEqual(['items', 'limit', 'page', 'total', 'totalPages']);
+  expect(Object.keys(reply.body).sort()).toEqual(['items', 'limit', 'nextCursor', 'page', 'total', 'totalPages']);
   expect(reply.body).toMatchObject({ page: 1, limit: 20, total, totalPages: Math.ceil(total / 20) });
   expect(reply.body.items).toHaveLength(Math.min(20, total));
   for (const item of reply.body.items) {
@@ -279,10 +279,10 @@ describe('provider catalogue on postgres', () => {
     for (const page of [4, 1000, 9007199254740991]) {
       const past = await call(api, 'GET', `/providers?page=${page}&limit=20`);
       expect(past.status).toBe(200);
-      expect(past.body).toEqual({ items: [], page, limit: 20, total: N, totalPages: 3 });
+      expect(past.body).toEqual({ items: [], page, limit: 20, total: N, totalPages: 3, nextCursor: null });
     }
     const pastHundred = await call(api, 'GET', '/providers?page=2&limit=100');
-    expect(pastHundred.body).toEqual({ items: [], page: 2, limit: 100, total: N, totalPages: 1 });
+    expect(pastHundred.body).toEqual({ items: [], page: 2, limit: 100, total: N, totalPages: 1, nextCursor: null });
   });
 
   describe.each(SORTS)('sortBy %s', (sortBy) => {
@@ -383,7 +383,7 @@ describe('provider catalogue on pglite', () => {
       }
     }
     const past = await call(api, 'GET', '/providers?page=2&limit=100');
-    expect(past.body).toEqual({ items: [], page: 2, limit: 100, total: N, totalPages: 1 });
+    expect(past.body).toEqual({ items: [], page: 2, limit: 100, total: N, totalPages: 1, nextCursor: null });
     await checkDetails(api);
     await checkStats(
       api,

@@ -10,6 +10,7 @@
  * token without checking its signature (the service's token check is what is being priced).
  */
 import { buildAuthMessage, type Provider } from '@signal/core';
+import { createCursorCodec, cursorSecretFromSigningKey } from '@signal/core/cursor';
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
 import { parseWallet } from '@signal/core/wallet';
@@ -37,6 +38,9 @@ const tokens = await createTokenService({
 // The service's self-authenticating nonces, under the same secret (the same signing key).
 const nonces = createNonceCodec(nonceSecretFromSigningKey(env.JWT_PRIVATE_KEY ?? ''));
 
+// The service's cursors, sealed under the same key (the bench gives both the same signing key).
+const cursors = createCursorCodec(cursorSecretFromSigningKey(env.JWT_PRIVATE_KEY ?? ''));
+
 const SORT: Record<string, string> = {
   followerCount: 'follower_count',
   createdAt: 'created_at',
@@ -51,10 +55,21 @@ function fail(reply: FastifyReply, status: number, code: string, message: string
 }
 
 function pageQuery(query: Record<string, string | undefined>) {
-  const { page = '1', limit = '20', sortBy = 'followerCount', order = 'desc' } = query;
-  if (!DIGITS.test(page) || !DIGITS.test(limit) || !(sortBy in SORT) || (order !== 'asc' && order !== 'desc')) {
-    return null;
+  const { limit = '20', cursor } = query;
+  let { page, sortBy, order } = query;
+  if (!DIGITS.test(limit)) return null;
+  let after: { key: string | number; id: number } | undefined;
+  if (cursor !== undefined) {
+    const at = cursors.open(cursor);
+    if (page !== undefined || !at || at.kind !== 'providers') return null;
+    if ((sortBy ?? at.sortBy) !== at.sortBy || (order ?? at.order) !== at.order) return null;
+    ({ sortBy, order } = at);
+    after = { key: at.key, id: at.id };
   }
+  page ??= '1';
+  sortBy ??= 'followerCount';
+  order ??= 'desc';
+  if (!DIGITS.test(page) || !(sortBy in SORT) || (order !== 'asc' && order !== 'desc')) return null;
   const p = Number(page);
   const l = Number(limit);
   if (p < 1 || l < 1 || l > 100) return null;
@@ -62,23 +77,72 @@ function pageQuery(query: Record<string, string | undefined>) {
   // Ties broken by id in the same direction, as the service does.
   const orderBy = (prefix: string) =>
     column === 'id' ? `${prefix}id ${order}` : `${prefix}${column} ${order}, ${prefix}id ${order}`;
-  return { page: p, limit: l, offset: (p - 1) * l, orderBy };
+  return { page: p, limit: l, offset: (p - 1) * l, orderBy, sortBy, order: order as 'asc' | 'desc', column, after };
 }
 
-/** One page; `deferred` picks the ids from the sort index first, like the service. */
+const CASTS: Record<string, string> = { follower_count: 'integer', created_at: 'timestamptz', name: 'text' };
+const UTC_MICROS = `to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_key`;
+
+interface PageRow {
+  id: number;
+  follower_count: number;
+  name: string;
+  cursor_key?: string;
+}
+
+/**
+ * One page. By page number, `deferred` picks the ids from the sort index first, like the
+ * service; after a cursor, the rows after its (key, id) straight from the index (keyset).
+ */
 async function listPage(query: Record<string, string | undefined>, reply: FastifyReply, deferred: boolean) {
   const q = pageQuery(query);
   if (!q) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
   const total: number =
     (await pool.query('select provider_count from catalogue_counters')).rows[0]?.provider_count ?? 0;
-  let items: Provider[] = [];
+  const columns = q.column === 'created_at' ? `${COLUMNS}, ${UTC_MICROS}` : COLUMNS;
+  const keyOf = (row: PageRow) =>
+    q.column === 'follower_count'
+      ? row.follower_count
+      : q.column === 'name'
+        ? row.name
+        : q.column === 'id'
+          ? row.id
+          : (row.cursor_key as string);
+  const sealAfter = (row: PageRow) =>
+    cursors.seal({ kind: 'providers', sortBy: q.sortBy, order: q.order, key: keyOf(row), id: row.id });
+  const envelope = (rows: PageRow[], page: number | null, nextCursor: string | null) => ({
+    items: rows.map((row) => toProvider(row as Parameters<typeof toProvider>[0])),
+    page,
+    limit: q.limit,
+    total,
+    totalPages: Math.ceil(total / q.limit),
+    nextCursor,
+  });
+  if (q.after) {
+    const op = q.order === 'desc' ? '<' : '>';
+    const collate = q.column === 'name' ? ' collate "C"' : '';
+    const where =
+      q.column === 'id'
+        ? `p.id ${op} $1`
+        : `(p.${q.column}, p.id) ${op} (cast($3 as ${CASTS[q.column]})${collate}, $1)`;
+    const values = q.column === 'id' ? [q.after.id, q.limit + 1] : [q.after.id, q.limit + 1, q.after.key];
+    const { rows } = await pool.query<PageRow>(
+      `select ${columns} from providers p where ${where} order by ${q.orderBy('p.')} limit $2`,
+      values,
+    );
+    const more = rows.length > q.limit;
+    const items = more ? rows.slice(0, q.limit) : rows;
+    return envelope(items, null, more ? sealAfter(items[items.length - 1] as PageRow) : null);
+  }
+  let rows: PageRow[] = [];
   if (q.offset < total) {
     const text = deferred
-      ? `select ${COLUMNS} from providers p inner join (select id from providers order by ${q.orderBy('')} limit $1 offset $2) k on k.id = p.id order by ${q.orderBy('p.')}`
-      : `select ${COLUMNS} from providers p order by ${q.orderBy('p.')} limit $1 offset $2`;
-    items = (await pool.query(text, [q.limit, q.offset])).rows.map(toProvider);
+      ? `select ${columns} from providers p inner join (select id from providers order by ${q.orderBy('')} limit $1 offset $2) k on k.id = p.id order by ${q.orderBy('p.')}`
+      : `select ${columns} from providers p order by ${q.orderBy('p.')} limit $1 offset $2`;
+    rows = (await pool.query<PageRow>(text, [q.limit, q.offset])).rows;
   }
-  return { items, page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) };
+  const last = rows[rows.length - 1];
+  return envelope(rows, q.page, last && q.offset + rows.length < total ? sealAfter(last) : null);
 }
 
 function providerId(params: unknown): number | null {

@@ -3,7 +3,8 @@
  * and seeded by the db package. A database already holding exactly that many providers is
  * reused, so a rerun starts in seconds instead of reseeding a million rows.
  */
-import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
+import { createHash } from 'node:crypto';
+import { createDatabase, migrateToLatest, migrationNames, seedDemoCatalogue } from '@signal/db';
 import pg from 'pg';
 
 /** A database the bench may create databases from (like TEST_DATABASE_URL for the tests). */
@@ -46,8 +47,35 @@ async function providerCount(url: string): Promise<number | null> {
   });
 }
 
+/**
+ * The catalogue's database name: its size and a digest of the migrations it is built with, so
+ * checkouts with different migrations (branches in flight on one machine) never share one.
+ */
+function catalogueName(providers: number): string {
+  const digest = createHash('sha256').update(migrationNames().join(',')).digest('hex').slice(0, 8);
+  return `signal_bench_${providers}_${digest}`;
+}
+
+/** Drops catalogues of this size built with other migrations, unless something is using them. */
+async function dropStale(providers: number, keep: string, log: (line: string) => void): Promise<void> {
+  const { rows } = await admin((client) =>
+    client.query<{ datname: string }>('select datname from pg_database where datname like $1 and datname <> $2', [
+      `signal_bench_${providers}%`,
+      keep,
+    ]),
+  );
+  for (const { datname } of rows) {
+    if (!/^signal_bench_[0-9]+_[0-9a-f]{8}$/.test(datname)) continue;
+    // Without FORCE: a database another checkout is benchmarking right now stays.
+    await admin((client) => client.query(`drop database ${datname}`))
+      .then(() => log(`dropped ${datname} (built with other migrations)`))
+      .catch(() => {});
+  }
+}
+
 export async function prepareCatalogue(providers: number, log: (line: string) => void): Promise<Catalogue> {
-  const name = `signal_bench_${providers}`;
+  const name = catalogueName(providers);
+  await dropStale(providers, name, log);
   const url = databaseUrl(name);
   let exists = await admin(
     async (client) => (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1,

@@ -87,6 +87,8 @@ export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_PAGE_LIMIT = 100;
 export const DEFAULT_PAGE_LIMIT = 20;
+/** Generous for any sort key this service has; a longer cursor is refused before any work. */
+export const MAX_CURSOR_LENGTH = 512;
 
 export const ProviderSchema = z.object({
   id: entityId.describe('Provider id'),
@@ -132,9 +134,43 @@ export const PageQuerySchema = z.object({
 });
 export type PageQuery = z.input<typeof PageQuerySchema>;
 
-export const ProviderListQuerySchema = PageQuerySchema.extend({
-  sortBy: ProviderSortFieldSchema.default('followerCount').describe('Field to sort by (`name` by code point)'),
-  order: SortOrderSchema.default('desc').describe('Sort direction; ties are broken by id in the same direction'),
+/**
+ * A cursor from an earlier page's `nextCursor`, in place of `page`. Its format and MAC are
+ * checked where the key is (the API); here only its size, so that a huge one costs nothing.
+ */
+const cursorParam = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
+  .describe(
+    "Opaque cursor from an earlier page's `nextCursor`, instead of `page`: the page after that one, at the same " +
+      'cost at any depth. It carries its sort; `page` and `cursor` together are refused.',
+  );
+
+/**
+ * Paging by page number or by cursor. `page` has no default here (1 when neither is given) so
+ * that a request naming both can be told apart and refused.
+ */
+export const CursorPageQuerySchema = z.object({
+  page: integerParam(
+    'Page number, from 1 (default); past the last page the items are empty',
+    1,
+    MAX_SAFE_ID,
+  ).optional(),
+  limit: integerParam(`Items per page, 1..${MAX_PAGE_LIMIT}`, 1, MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  cursor: cursorParam.optional(),
+});
+export type CursorPageQuery = z.input<typeof CursorPageQuerySchema>;
+
+// sortBy and order have no default in the schema: a cursor alone continues in its own sort, so
+// an absent sortBy must be told apart from one that names another sort (refused).
+export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
+  sortBy: ProviderSortFieldSchema.describe(
+    "Field to sort by: followerCount (default), createdAt, name (by code point) or id; with a cursor, the cursor's",
+  ).optional(),
+  order: SortOrderSchema.describe(
+    "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",
+  ).optional(),
 });
 export type ProviderListQuery = z.input<typeof ProviderListQuerySchema>;
 
@@ -143,13 +179,18 @@ export const ProviderIdParamsSchema = z.object({
 });
 export type ProviderIdParams = z.input<typeof ProviderIdParamsSchema>;
 
+/** The page envelope of every paged listing. */
 export function pageSchema<T extends z.ZodTypeAny>(item: T) {
   return z.object({
     items: z.array(item),
-    page: z.number().int().positive().describe('This page number'),
+    page: z.number().int().positive().nullable().describe('This page number; null for a page asked by cursor'),
     limit: z.number().int().positive().describe('Items per page'),
     total: z.number().int().nonnegative().describe('Items on all pages'),
     totalPages: z.number().int().nonnegative().describe('Number of pages at this limit'),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('Cursor of the next page (pass it as `cursor`), or null on the last page'),
   });
 }
 export const ProviderPageSchema = pageSchema(ProviderSchema);
@@ -170,6 +211,7 @@ for (const schema of [
   NonceQuerySchema,
   VerifyBodySchema,
   PageQuerySchema,
+  CursorPageQuerySchema,
   ProviderListQuerySchema,
   ProviderIdParamsSchema,
   NonceResponseSchema,

@@ -46,13 +46,22 @@ const valid: [string, z.ZodTypeAny, Record<string, unknown>][] = [
   [
     'ProviderPage',
     ProviderPageSchema,
-    { items: [provider, { ...provider, id: 6 }], page: 1, limit: 2, total: 9, totalPages: 5 },
+    { items: [provider, { ...provider, id: 6 }], page: 1, limit: 2, total: 9, totalPages: 5, nextCursor: 'a.b' },
   ],
-  ['empty ProviderPage', ProviderPageSchema, { items: [], page: 9, limit: 2, total: 9, totalPages: 5 }],
+  [
+    'empty ProviderPage',
+    ProviderPageSchema,
+    { items: [], page: 9, limit: 2, total: 9, totalPages: 5, nextCursor: null },
+  ],
+  [
+    'ProviderPage by cursor',
+    ProviderPageSchema,
+    { items: [provider], page: null, limit: 2, total: 9, totalPages: 5, nextCursor: null },
+  ],
   [
     'FollowedProviderPage',
     FollowedProviderPageSchema,
-    { items: [{ ...provider, followedAt: at }], page: 1, limit: 20, total: 1, totalPages: 1 },
+    { items: [{ ...provider, followedAt: at }], page: 1, limit: 20, total: 1, totalPages: 1, nextCursor: null },
   ],
   [
     'ProviderStats',

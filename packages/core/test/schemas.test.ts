@@ -69,8 +69,15 @@ describe('PageQuerySchema', () => {
 });
 
 describe('ProviderListQuerySchema', () => {
-  it('defaults page 1, limit 20, sortBy followerCount, order desc', () => {
-    expect(ProviderListQuerySchema.parse({})).toEqual({ page: 1, limit: 20, sortBy: 'followerCount', order: 'desc' });
+  it('defaults limit 20 and leaves page, sortBy and order unset (a cursor brings its own sort)', () => {
+    expect(ProviderListQuerySchema.parse({})).toEqual({ limit: 20 });
+  });
+
+  it('takes a cursor of 1..512 characters', () => {
+    expect(ProviderListQuerySchema.parse({ cursor: 'a.b' })).toEqual({ limit: 20, cursor: 'a.b' });
+    for (const cursor of ['', 'x'.repeat(513)]) {
+      expect(ProviderListQuerySchema.safeParse({ cursor }).error?.issues[0]?.path).toEqual(['cursor']);
+    }
   });
 
   it('turns digits into numbers and keeps valid sort options', () => {
@@ -106,12 +113,7 @@ describe('ProviderListQuerySchema', () => {
   });
 
   it('ignores unknown query parameters', () => {
-    expect(ProviderListQuerySchema.parse({ foo: 'bar', page: '1' })).toEqual({
-      page: 1,
-      limit: 20,
-      sortBy: 'followerCount',
-      order: 'desc',
-    });
+    expect(ProviderListQuerySchema.parse({ foo: 'bar', page: '1' })).toEqual({ page: 1, limit: 20 });
   });
 });
 

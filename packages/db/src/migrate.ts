@@ -16,7 +16,13 @@ import { type Database, TABLES } from './schema.js';
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const result: MigrationResultSet = await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(trx);
-    const migrator = new Migrator({ db: trx, provider: { getMigrations: async () => migrations } });
+    const migrator = new Migrator({
+      db: trx,
+      provider: { getMigrations: async () => migrations },
+      // Numbers are handed out to work landing in parallel, so a database may have run a later
+      // number before an earlier one lands; each migration stands alone, so order of arrival is fine.
+      allowUnorderedMigrations: true,
+    });
     const outcome = await migrator.migrateToLatest();
     // Thrown inside the transaction so that nothing of a failed run is committed.
     if (outcome.error) throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
@@ -31,10 +37,11 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
  * tables dropped, an older schema), `unreachable` when the query fails otherwise. One query.
  */
 export async function schemaState(db: Kysely<Database>): Promise<'current' | 'behind' | 'unreachable'> {
-  const latest = Object.keys(migrations).sort().at(-1) ?? '';
+  // Every migration, not only the highest number: numbers may arrive out of order.
+  const names = migrationNames();
   try {
     const { rows } = await sql<{ migrated: boolean; tables: number }>`
-      select exists (select 1 from kysely_migration where name = ${latest}) as migrated,
+      select (select count(*) from kysely_migration where name in (${sql.join(names)})) = ${names.length} as migrated,
              (select count(*)::int from pg_catalog.pg_tables
                where schemaname = current_schema() and tablename in (${sql.join([...TABLES])})) as tables`.execute(db);
     const row = rows[0];
@@ -44,4 +51,9 @@ export async function schemaState(db: Kysely<Database>): Promise<'current' | 'be
     if (typeof code === 'string' && isSchemaMissingCode(code)) return 'behind';
     return isDatabaseUnavailable(error) ? 'unreachable' : 'behind';
   }
+}
+
+/** The names of every migration this build has, in order. */
+export function migrationNames(): string[] {
+  return Object.keys(migrations).sort();
 }

@@ -53,69 +53,203 @@ export interface PageRequest {
   limit: number;
 }
 
+/** Where a cursor points: the sort key and id of the last item served. */
+export interface CursorAt {
+  key: string | number;
+  id: number;
+}
+
+/**
+ * Paging by page number, or after a cursor's position (`after`; then `page` is ignored and
+ * answered as null). `seal` turns the last item's position into the next page's cursor; without
+ * it there is none.
+ */
+export interface Paging {
+  page?: number;
+  limit: number;
+  after?: CursorAt;
+  seal?: (at: CursorAt) => string;
+}
+
 export interface PageResult<T> {
   items: T[];
-  page: number;
+  page: number | null;
   limit: number;
   total: number;
   totalPages: number;
+  nextCursor: string | null;
 }
 
-function pageResult<T>(items: T[], request: PageRequest, total: number): PageResult<T> {
-  return { items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) };
+/** Receives the version of the data a read answered from (an ETag's source), when asked. */
+export interface VersionSink {
+  version?: string;
+}
+
+/** The envelope of every paged listing; nextCursor null unless given (the last page, or no cursors). */
+export function pageResult<T>(
+  items: T[],
+  request: { page?: number | null; limit: number },
+  total: number,
+  nextCursor: string | null = null,
+): PageResult<T> {
+  return {
+    items,
+    page: request.page ?? null,
+    limit: request.limit,
+    total,
+    totalPages: Math.ceil(total / request.limit),
+    nextCursor,
+  };
 }
 
 /** The catalogue total, kept exact by triggers: no count(*) over the table. */
 export async function countProviders(db: Kysely<Database>): Promise<number> {
-  const [row] = await runCompiled(db, 'countProviders', [], () =>
-    db.selectFrom('catalogue_counters').select('provider_count'),
-  );
-  return row?.provider_count ?? 0;
+  return (await catalogueState(db)).total;
 }
 
 /**
- * One page of the catalogue. The page's ids come from an index-only scan of the sort index
- * (which ends in id, the tie-break), and only those rows are then fetched: a deep page skips
- * index entries instead of whole rows (a "deferred join").
+ * The catalogue total and version in one read. The version (sum of the slots of migration
+ * 0007) rises with every committed change of any provider, follows included.
+ */
+async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
+  const [row] = await runCompiled(db, 'catalogueState', [], () =>
+    db
+      .selectFrom('catalogue_counters')
+      .select(['provider_count', sql<string>`(select sum(version) from catalogue_versions)::text`.as('version')]),
+  );
+  return { total: Number(row?.provider_count ?? 0), version: row?.version ?? '0' };
+}
+
+/** The catalogue's version alone: what a list revalidation reads. */
+export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
+  return (await catalogueState(db)).version;
+}
+
+/** A provider's version alone (undefined if there is no such provider): a detail revalidation. */
+export async function providerVersion(db: Kysely<Database>, id: number): Promise<string | undefined> {
+  const [row] = await runCompiled(db, 'providerVersion', [id], (providerId) =>
+    db.selectFrom('providers').select(sql<string>`version::text`.as('version')).where('id', '=', providerId),
+  );
+  return row?.version;
+}
+
+/**
+ * created_at as the database compares it (microseconds, which a JS Date would round), in a
+ * form independent of the session's DateStyle and TimeZone: the cursor's key for that sort.
+ */
+const exactTimestamp = (column: string) =>
+  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** How a cursor's key is typed against its column (name compares by code point, as it sorts). */
+const KEY_CASTS: Record<Exclude<(typeof SORT_COLUMNS)[ProviderSortField], 'id'>, { before: string; after: string }> = {
+  follower_count: { before: 'cast(', after: ' as integer)' },
+  created_at: { before: 'cast(', after: ' as timestamptz)' },
+  name: { before: 'cast(', after: ' as text) collate "C"' },
+};
+
+/** The sort key of a row as a cursor carries it. */
+function sortKey(row: ProviderRow & { cursor_key?: string }, sortBy: ProviderSortField): string | number {
+  if (sortBy === 'followerCount') return row.follower_count;
+  if (sortBy === 'name') return row.name;
+  if (sortBy === 'id') return Number(row.id);
+  return row.cursor_key as string;
+}
+
+/**
+ * One page of the catalogue, by page number or after a cursor.
+ *
+ * By page: the page's ids come from an index-only scan of the sort index (which ends in id, the
+ * tie-break), and only those rows are then fetched: a deep page skips index entries instead of
+ * whole rows (a "deferred join"), but still O(offset).
+ *
+ * By cursor (keyset): the rows strictly after (key, id) in the order, read straight from the
+ * same index: the same cost at any depth. One extra row says whether there is a next page.
  */
 export async function listProviders(
   db: Kysely<Database>,
-  request: PageRequest & { sortBy: ProviderSortField; order: SortOrder },
+  request: Paging & { sortBy: ProviderSortField; order: SortOrder },
+  observe?: VersionSink,
 ): Promise<PageResult<Provider>> {
-  const offset = (request.page - 1) * request.limit;
-  const total = await countProviders(db);
-  if (offset >= total) return pageResult([], request, total);
+  // The version is read before the rows: a change committed in between then makes the answer
+  // newer than its version (a needless 200 later), never older (a wrong 304).
+  const { total, version } = await catalogueState(db);
+  if (observe) observe.version = version;
   const column = SORT_COLUMNS[request.sortBy];
-  const { order } = request;
+  const { order, limit, after, seal } = request;
+  const position = (row: ProviderRow & { cursor_key?: string }) => ({
+    key: sortKey(row, request.sortBy),
+    id: Number(row.id),
+  });
+  const withKey = column === 'created_at' ? [exactTimestamp('p.created_at').as('cursor_key')] : [];
+  if (after) {
+    // Unprepared like the page query: planned with its LIMIT known.
+    const rows = await runCompiled(
+      db,
+      `providersAfter:${column}:${order}`,
+      [after.key, after.id, limit + 1],
+      (key, id, take) => {
+        const comparison = order === 'desc' ? sql.raw('<') : sql.raw('>');
+        let page = db
+          .selectFrom('providers as p')
+          .select([...PROVIDER_COLUMNS, ...withKey])
+          .where(
+            column === 'id'
+              ? sql<boolean>`p.id ${comparison} ${id}`
+              : sql<boolean>`(${sql.ref(`p.${column}`)}, p.id) ${comparison} (${sql.raw(KEY_CASTS[column].before)}${key}${sql.raw(KEY_CASTS[column].after)}, ${id})`,
+          )
+          .orderBy(`p.${column}`, order);
+        if (column !== 'id') page = page.orderBy('p.id', order);
+        return page.limit(take);
+      },
+      { prepare: false },
+    );
+    const more = rows.length > limit;
+    const items = more ? rows.slice(0, limit) : rows;
+    const last = items.at(-1);
+    return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
+  }
+  const page = request.page ?? 1;
+  const offset = (page - 1) * limit;
+  if (offset >= total) return pageResult([], { page, limit }, total);
   // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
   // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
   // providers) must not become possible for any mix of pages.
-  const key = `listProviders:${column}:${order}`;
   const rows = await runCompiled(
     db,
-    key,
-    [request.limit, offset],
-    (limit, skip) => {
+    `listProviders:${column}:${order}`,
+    [limit, offset],
+    (take, skip) => {
       let keys = db.selectFrom('providers').select('id').orderBy(column, order);
       if (column !== 'id') keys = keys.orderBy('id', order);
-      let page = db
+      let rowsOfPage = db
         .selectFrom('providers as p')
-        .innerJoin(keys.limit(limit).offset(skip).as('k'), 'k.id', 'p.id')
-        .select(PROVIDER_COLUMNS)
+        .innerJoin(keys.limit(take).offset(skip).as('k'), 'k.id', 'p.id')
+        .select([...PROVIDER_COLUMNS, ...withKey])
         .orderBy(`p.${column}`, order);
-      if (column !== 'id') page = page.orderBy('p.id', order);
-      return page;
+      if (column !== 'id') rowsOfPage = rowsOfPage.orderBy('p.id', order);
+      return rowsOfPage;
     },
     { prepare: false },
   );
-  return pageResult(rows.map(toProvider), request, total);
+  const last = rows.at(-1);
+  const next = last && seal && offset + rows.length < total ? seal(position(last)) : null;
+  return pageResult(rows.map(toProvider), { page, limit }, total, next);
 }
 
-export async function findProvider(db: Kysely<Database>, id: number): Promise<Provider | undefined> {
+export async function findProvider(
+  db: Kysely<Database>,
+  id: number,
+  observe?: VersionSink,
+): Promise<Provider | undefined> {
   const [row] = await runCompiled(db, 'findProvider', [id], (providerId) =>
-    db.selectFrom('providers as p').select(PROVIDER_COLUMNS).where('p.id', '=', providerId),
+    db
+      .selectFrom('providers as p')
+      .select([...PROVIDER_COLUMNS, sql<string>`p.version::text`.as('version')])
+      .where('p.id', '=', providerId),
   );
-  return row && toProvider(row);
+  if (!row) return undefined;
+  if (observe) observe.version = row.version;
+  return toProvider(row);
 }
 
 const DAY_MS = 86_400_000;
@@ -243,33 +377,48 @@ export async function unfollowProvider(
   return followState(db, input.userId, input.providerId, false);
 }
 
-/** The providers a user follows, newest follow first (ties by provider id). */
+/**
+ * The providers a user follows, newest follow first (ties by provider id), by page number or
+ * after a cursor (keyset on the user's (created_at, provider_id) index).
+ */
 export async function listFollowing(
   db: Kysely<Database>,
-  request: PageRequest & { userId: number },
+  request: Paging & { userId: number },
 ): Promise<PageResult<FollowedProvider> | 'user-not-found'> {
-  const offset = (request.page - 1) * request.limit;
   const counted = await db
     .selectFrom('users as u')
     .select(sql<number>`(select count(*) from follows f where f.user_id = u.id)`.as('total'))
     .where('u.id', '=', request.userId)
     .executeTakeFirst();
   if (!counted) return 'user-not-found';
-  const total = counted.total;
-  if (offset >= total) return pageResult([], request, total);
-  const rows = await db
+  const total = Number(counted.total);
+  const { limit, after, seal } = request;
+  const page = after ? undefined : (request.page ?? 1);
+  const offset = ((page ?? 1) - 1) * limit;
+  if (!after && offset >= total) return pageResult([], { page, limit }, total);
+  let query = db
     .selectFrom('follows as f')
     .innerJoin('providers as p', 'p.id', 'f.provider_id')
-    .select([...PROVIDER_COLUMNS, 'f.created_at as followed_at'])
+    .select([...PROVIDER_COLUMNS, 'f.created_at as followed_at', exactTimestamp('f.created_at').as('cursor_key')])
     .where('f.user_id', '=', request.userId)
     .orderBy('f.created_at', 'desc')
-    .orderBy('f.provider_id', 'desc')
-    .limit(request.limit)
-    .offset(offset)
-    .execute();
+    .orderBy('f.provider_id', 'desc');
+  if (after) {
+    query = query
+      .where(sql<boolean>`(f.created_at, f.provider_id) < (${after.key}::timestamptz, ${after.id})`)
+      .limit(limit + 1);
+  } else {
+    query = query.limit(limit).offset(offset);
+  }
+  const fetched = await query.execute();
+  const more = after ? fetched.length > limit : offset + fetched.length < total;
+  const rows = after && more ? fetched.slice(0, limit) : fetched;
+  const last = rows.at(-1);
+  const next = more && last && seal ? seal({ key: last.cursor_key, id: Number(last.id) }) : null;
   return pageResult(
     rows.map((row) => ({ ...toProvider(row), followedAt: row.followed_at.toISOString() })),
-    request,
+    { page, limit },
     total,
+    next,
   );
 }

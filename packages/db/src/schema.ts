@@ -37,6 +37,8 @@ export interface ProvidersTable {
   /** Kept equal to the provider's follow rows by a trigger on follows. */
   follower_count: Generated<number>;
   created_at: Timestamp;
+  /** New from a sequence on every change of the row (ETag of the provider). */
+  version: Generated<string>;
 }
 
 export interface ProviderStatsTable {
@@ -62,6 +64,12 @@ export interface CatalogueCountersTable {
   provider_count: number;
 }
 
+/** The catalogue's version is the sum of these slots (see migration 0007). */
+export interface CatalogueVersionsTable {
+  slot: number;
+  version: string;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -71,6 +79,7 @@ export const TABLES = [
   'provider_stats',
   'follows',
   'catalogue_counters',
+  'catalogue_versions',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -81,4 +90,5 @@ export interface Database {
   provider_stats: ProviderStatsTable;
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
+  catalogue_versions: CatalogueVersionsTable;
 }

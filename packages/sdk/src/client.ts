@@ -5,6 +5,7 @@ import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
 import type {
+  FollowedProvider,
   FollowedProviderPage,
   FollowResult,
   Nonce,
@@ -56,8 +57,18 @@ export interface SignalClient {
     verify(body: { wallet: string; nonce: string; signature: string }): Promise<Session>;
   };
   providers: {
-    /** `GET /providers`: a page of the catalogue; default page 1, 20 per page, most followed first. */
+    /**
+     * `GET /providers`: a page of the catalogue; default page 1, 20 per page, most followed
+     * first. Pass a page's `nextCursor` as `cursor` (instead of `page`) for the next one.
+     */
     list(query?: ProviderListQuery): Promise<ProviderPage>;
+    /**
+     * Every provider of the catalogue in the query's sort (its `limit` per request), walked by
+     * cursor: `for await (const provider of signal.providers.all({ sortBy: 'name' }))`. Each
+     * page costs the same at any depth, and a provider whose sort key does not change meanwhile
+     * is seen exactly once. `page` and `cursor` in the query are ignored.
+     */
+    all(query?: ProviderListQuery): AsyncIterableIterator<Provider>;
     /** `GET /providers/{id}`. */
     get(id: ProviderId): Promise<Provider>;
     /** `GET /providers/{id}/stats`. */
@@ -70,9 +81,29 @@ export interface SignalClient {
   me: {
     /** `GET /me` (signed in). */
     get(): Promise<User>;
-    /** `GET /me/following` (signed in): followed providers, newest follow first. */
+    /** `GET /me/following` (signed in): followed providers, newest follow first; `cursor` as for the list. */
     following(query?: PageQuery): Promise<FollowedProviderPage>;
+    /** Every followed provider, newest follow first, walked by cursor like `providers.all`. */
+    allFollowing(query?: PageQuery): AsyncIterableIterator<FollowedProvider>;
   };
+}
+
+/** The query of the first page (no page, no cursor) or of the page after `cursor`. */
+function pageAfter<Q extends { page?: unknown; cursor?: unknown }>(query: Q, cursor: string | null): Q {
+  const { page: _page, cursor: _cursor, ...rest } = query;
+  return (cursor === null ? rest : { ...rest, cursor }) as Q;
+}
+
+/** The items of every page, fetched one page at a time as the caller consumes them. */
+async function* walk<T>(
+  fetchPage: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>,
+): AsyncIterableIterator<T> {
+  let cursor: string | null = null;
+  do {
+    const page: { items: T[]; nextCursor: string | null } = await fetchPage(cursor);
+    yield* page.items;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
 }
 
 /** A nonce the SDK is willing to put into a message for a wallet to sign (the contract's alphabet). */
@@ -192,6 +223,9 @@ export function createClient(options: ClientOptions): SignalClient {
     }
   };
 
+  const listProviders = (query: ProviderListQuery = {}) => send(() => trpc.providers.list.query(query));
+  const listFollowing = (query: PageQuery = {}) => authed((context) => trpc.me.following.query(query, { context }));
+
   return {
     signIn,
     async signOut() {
@@ -209,7 +243,8 @@ export function createClient(options: ClientOptions): SignalClient {
       verify: (body) => verify(body),
     },
     providers: {
-      list: (query = {}) => send(() => trpc.providers.list.query(query)),
+      list: listProviders,
+      all: (query = {}) => walk((cursor) => listProviders(pageAfter(query, cursor))),
       get: (id) => send(() => trpc.providers.get.query({ id })),
       stats: (id) => send(() => trpc.providers.stats.query({ id })),
       follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
@@ -217,7 +252,8 @@ export function createClient(options: ClientOptions): SignalClient {
     },
     me: {
       get: () => authed((context) => trpc.me.get.query(undefined, { context })),
-      following: (query = {}) => authed((context) => trpc.me.following.query(query, { context })),
+      following: listFollowing,
+      allFollowing: (query = {}) => walk((cursor) => listFollowing(pageAfter(query, cursor))),
     },
   };
 }

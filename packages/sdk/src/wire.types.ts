@@ -32,9 +32,9 @@ export type FollowedProvider = Outputs['me']['following']['items'][number];
 export type FollowedProviderPage = Outputs['me']['following'];
 /** Result of a follow or unfollow; both are idempotent. */
 export type FollowResult = Outputs['providers']['follow'];
-/** Page, limit, sort field and direction of `providers.list`; every field is optional. */
+/** Page (or cursor), limit, sort field and direction of `providers.list`; every field is optional. */
 export type ProviderListQuery = Inputs['providers']['list'];
-/** Page and limit of `me.following`; both optional. */
+/** Page (or cursor) and limit of `me.following`; all optional. */
 export type PageQuery = Inputs['me']['following'];
 /** A provider id: a positive integer. */
 export type ProviderId = Inputs['providers']['get']['id'];

@@ -117,6 +117,42 @@ describe('without a signer', () => {
   });
 });
 
+describe('iterating over every page', () => {
+  it('providers.all walks the whole catalogue by cursor, in the order of page walking, one request a page', async () => {
+    const { fetch: recorded, procedures } = recordingFetch();
+    const client = createClient({ baseUrl: api.url, fetch: recorded });
+    for (const query of [{ limit: 7 }, { limit: 4, sortBy: 'name', order: 'asc' }] as const) {
+      const byPage: Provider[] = [];
+      for (let page = 1; page <= Math.ceil(SEEDED_PROVIDERS / query.limit); page += 1) {
+        byPage.push(...(await client.providers.list({ ...query, page })).items);
+      }
+      procedures.length = 0;
+      const walked: Provider[] = [];
+      for await (const provider of client.providers.all(query)) walked.push(provider);
+      expect(walked).toEqual(byPage);
+      expect(walked).toHaveLength(SEEDED_PROVIDERS);
+      expect(procedures).toHaveLength(Math.ceil(SEEDED_PROVIDERS / query.limit));
+    }
+    // Stopping early fetches no further page.
+    procedures.length = 0;
+    for await (const _provider of client.providers.all({ limit: 3 })) break;
+    expect(procedures).toHaveLength(1);
+  });
+
+  it('me.allFollowing walks the followed providers, newest follow first', async () => {
+    const [kind] = signerKinds;
+    const client = createClient({ baseUrl: api.url, signer: kind!.make().signer });
+    const ids = [3, 1, 4, 5, 9];
+    for (const id of ids) await client.providers.follow(id);
+    const walked: number[] = [];
+    for await (const provider of client.me.allFollowing({ limit: 2 })) walked.push(provider.id);
+    const byPage = (await client.me.following({ limit: 100 })).items.map((provider) => provider.id);
+    expect(walked).toEqual(byPage);
+    expect([...walked].sort()).toEqual([...ids].sort());
+    for (const id of ids) await client.providers.unfollow(id);
+  });
+});
+
 describe('viem WalletClient over EIP-1193', () => {
   it('signs through the provider: eth_requestAccounts, then personal_sign', async () => {
     const { evmSigner } = await import('@signal/sdk/evm');

@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, Se
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DomainError } from '@signal/core';
+import { createCursorCodec, cursorSecretFromSigningKey } from '@signal/core/cursor';
 import { createEvmChainVerifier } from '@signal/core/evm-chain';
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
@@ -22,10 +23,10 @@ import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from '../metrics.js';
-import { buildOpenApiDocument } from '../openapi.js';
 import { appRouter } from '../routers/index.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
+import { restCaching } from './caching.js';
 import { limitConnections, timeoutOptions } from './connection-limits.js';
 import { applyCors } from './cors.js';
 import { docsRoutes } from './docs.js';
@@ -105,7 +106,8 @@ export function createServer(options: ServerOptions) {
         ? createEvmChainVerifier({ rpcUrl: config.evmRpcUrl, timeoutMs: config.evmRpcTimeoutMs })
         : undefined;
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
-      services = { config, database, tokens, nonces, now, log, evmChain };
+      const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
+      services = { config, database, tokens, nonces, cursors, now, log, evmChain };
       if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
     } catch (error) {
       await database.close().catch(() => {});
@@ -181,7 +183,7 @@ export function createServer(options: ServerOptions) {
 function buildHandler(services: Services, webDistDir: string | undefined, isClosing: () => boolean): Handler {
   const createContext = contextFactory(services);
   const { metrics } = services;
-  let openApiDocument: unknown;
+  const caching = restCaching(services);
 
   const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
     const log = requestLog(req, services.log);
@@ -198,6 +200,13 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     // Read here so that size, content type and JSON errors answer in the contract's terms.
     if (method !== 'GET') req.body = await readJsonBody(req);
     const input = restInput(match, req, target.searchParams);
+    const { procedure } = match.route;
+    if (caching.applies(procedure, req)) {
+      await caching.serve(procedure, req, res, input, (cache) =>
+        callRestProcedure(appRouter, match, input, createContext({ req, res, cache })),
+      );
+      return;
+    }
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
     sendJson(res, 200, data);
   };
@@ -248,10 +257,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     },
     '/.well-known/jwks.json': async (_req, res) =>
       sendJson(res, 200, services.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
-    '/openapi.json': async (_req, res) => {
-      openApiDocument ??= buildOpenApiDocument();
-      sendJson(res, 200, openApiDocument);
-    },
+    '/openapi.json': async (req, res) => caching.openApi(req, res),
     ...docsRoutes(),
     ...(metrics && services.config.metrics ? { '/metrics': (_req, res) => answerScrape(metrics, res) } : {}),
   };
@@ -278,6 +284,9 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     try {
       if (applyCors(req, res, services.config.corsOrigins)) return;
       limitTrpcBatch(req.url);
+      // HEAD is GET without the body: node's response already knows to send none (it looked at
+      // the method when it was made), so every GET route answers HEAD with the same headers.
+      if (req.method === 'HEAD') req.method = 'GET';
       const target = parseRequestTarget(req.url);
       const { pathname } = target;
       const fixed = routes[pathname];
@@ -287,10 +296,8 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
         await fixed(req, res);
       } else if (AVATAR_PATH.test(pathname) && req.method === 'GET') {
         setRoute(req, '/avatars/{seed}.svg');
-        res.writeHead(200, {
-          'Content-Type': 'image/svg+xml',
-          'Cache-Control': 'public, max-age=31536000, immutable',
-        });
+        res.setHeader('Content-Type', 'image/svg+xml');
+        res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
         res.end(renderAvatar(AVATAR_PATH.exec(pathname)?.[1] ?? ''));
       } else if (pathname.startsWith('/trpc/')) {
         await trpc(req, res);
@@ -322,5 +329,21 @@ function responseClass(isClosing: () => boolean): typeof ServerResponse {
     if (isClosing() && !this.headersSent) this.setHeader('Connection', 'close');
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse['writeHead'];
+  // A HEAD answer has no body, and node then leaves out the Content-Length it would have set
+  // for the GET's; set it from the body given, so HEAD carries the GET's headers (tRPC's too).
+  const end = ServerResponse.prototype.end;
+  ClosingAwareResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
+    const [chunk] = args;
+    if (
+      this.req?.method === 'GET' &&
+      !this.headersSent &&
+      (typeof chunk === 'string' || chunk instanceof Uint8Array) &&
+      !this.hasHeader('Content-Length') &&
+      !this.hasHeader('Transfer-Encoding')
+    ) {
+      this.setHeader('Content-Length', Buffer.byteLength(chunk));
+    }
+    return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['end'];
   return ClosingAwareResponse as typeof ServerResponse;
 }

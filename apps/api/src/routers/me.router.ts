@@ -1,7 +1,8 @@
-import { DomainError, FollowedProviderPageSchema, PageQuerySchema, UserSchema } from '@signal/core';
+import { CursorPageQuerySchema, DomainError, FollowedProviderPageSchema, UserSchema } from '@signal/core';
 import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
 import * as examples from '../openapi.examples.js';
+import { resolvePaging } from '../paging.js';
 import { authedProcedure, router } from '../trpc.js';
 
 export const walletNotFound = () =>
@@ -40,16 +41,25 @@ export const meRouter = router({
         summary: 'Providers the signed-in user follows',
         description:
           'A page of the providers the signed-in user follows, newest follow first; each item is a provider ' +
-          'with `followedAt`. Past the last page the items are empty.',
+          'with `followedAt`. Past the last page the items are empty. Instead of `page`, `cursor` takes the ' +
+          '`nextCursor` of an earlier page (`page` is then null).',
         protect: true,
         example: { request: { page: 1, limit: 20 }, response: examples.followingPage },
       },
       errors: ['WALLET_NOT_FOUND'],
     })
-    .input(PageQuerySchema)
+    .input(CursorPageQuerySchema)
     .output(FollowedProviderPageSchema)
     .query(async ({ input, ctx }) => {
-      const page = await listFollowing(ctx.services.database.db, { ...input, userId: ctx.auth.userId });
+      // A cursor is bound to its user: another user's is refused like a forged one.
+      const paging = resolvePaging(
+        ctx.services.cursors,
+        `following:${ctx.auth.userId}`,
+        input,
+        { sortBy: 'followedAt', order: 'desc' },
+        () => 'string',
+      );
+      const page = await listFollowing(ctx.services.database.db, { ...paging, userId: ctx.auth.userId });
       if (page === 'user-not-found') throw walletNotFound();
       return page;
     }),

@@ -16,6 +16,7 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import * as examples from '../openapi.examples.js';
+import { providerKeyType, resolvePaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { router } from '../trpc.js';
 import { walletNotFound } from './me.router.js';
@@ -39,7 +40,10 @@ export const providersRouter = router({
         description:
           'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point) or id, ' +
           'desc (default) or asc; ties are broken by id in the same direction, so pages never repeat or skip a ' +
-          'provider. Past the last page the items are empty. Unknown query parameters are ignored.',
+          'provider. Past the last page the items are empty. Unknown query parameters are ignored. ' +
+          'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page: the next page at the same cost at ' +
+          'any depth, and a walk by cursor never repeats or skips a provider whose sort key did not change meanwhile ' +
+          '(`page` is then null). Without a token the answer carries an ETag and a short public Cache-Control.',
         example: {
           request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
           response: examples.providerPage,
@@ -49,7 +53,19 @@ export const providersRouter = router({
     })
     .input(ProviderListQuerySchema)
     .output(ProviderPageSchema)
-    .query(({ input, ctx }) => listProviders(ctx.services.database.db, input)),
+    .query(({ input, ctx }) =>
+      listProviders(
+        ctx.services.database.db,
+        resolvePaging(
+          ctx.services.cursors,
+          'providers',
+          input,
+          { sortBy: 'followerCount', order: 'desc' },
+          providerKeyType,
+        ),
+        ctx.cache,
+      ),
+    ),
 
   get: readLimitedProcedure
     .meta({
@@ -66,7 +82,7 @@ export const providersRouter = router({
     .input(ProviderIdParamsSchema)
     .output(ProviderSchema)
     .query(async ({ input, ctx }) => {
-      const provider = await findProvider(ctx.services.database.db, input.id);
+      const provider = await findProvider(ctx.services.database.db, input.id, ctx.cache);
       if (!provider) throw providerNotFound(input.id);
       return provider;
     }),

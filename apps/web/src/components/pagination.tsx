@@ -1,8 +1,8 @@
 import { formatCount } from '../format';
 
 interface PaginationProps {
-  /** Where the list stands: the page envelope of the API's answer. */
-  of: { page: number; totalPages: number; total: number; limit: number };
+  /** Where the list stands: the page envelope of the API's answer (asked by page number, so `page` is set). */
+  of: { page: number | null; totalPages: number; total: number; limit: number };
   /** The link to another page of the same list. */
   href(page: number): string;
   /** What the list holds, for "Showing 21–40 of 45 providers". */
@@ -10,7 +10,9 @@ interface PaginationProps {
 }
 
 /** Links rather than buttons: every page has an address, and back/forward walk through them. */
-export function Pagination({ of: { page, totalPages, total, limit }, href, noun }: PaginationProps) {
+export function Pagination({ of: { page: asked, totalPages, total, limit }, href, noun }: PaginationProps) {
+  // The app pages by number; a page asked by cursor (page null) would be shown as the first.
+  const page = asked ?? 1;
   const first = Math.min(total, (page - 1) * limit + 1);
   const last = Math.min(total, page * limit);
   const step = (target: number, label: string, text: string, enabled: boolean) =>

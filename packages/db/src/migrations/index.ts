@@ -4,6 +4,7 @@ import * as catalogue from './0002-catalogue.js';
 import * as abuseLimits from './0003-abuse-limits.js';
 import * as nonceIssue from './0004-nonce-issue.js';
 import * as usedNonces from './0005-used-nonces.js';
+import * as cacheVersions from './0007-cache-versions.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-abuse-limits': abuseLimits,
   '0004-nonce-issue': nonceIssue,
   '0005-used-nonces': usedNonces,
+  '0007-cache-versions': cacheVersions,
 };

@@ -1,0 +1,135 @@
+/**
+ * HTTP caching of the public reads: `GET /providers`, `/providers/{id}`, `/providers/{id}/stats`
+ * and `/openapi.json` answer with an ETag and a short public Cache-Control, and a request whose
+ * If-None-Match matches gets 304 with no body. A request with an Authorization header is never
+ * cached (`no-store`, no ETag): a user's own reads must show their own writes at once.
+ *
+ * A revalidation should cost less than the answer. The list and the detail carry a version kept
+ * by the database (migration 0007: the catalogue's version rises with any change of any
+ * provider, a provider's with any change of its row), so their 304 costs one small read and no
+ * page, mapping, validation or JSON. The stats are hashed instead: their 7- and 30-day figures
+ * move with the clock, which no stored version follows.
+ *
+ * Every ETag starts with a digest of the OpenAPI document, so a release that changes a wire
+ * shape never revalidates an answer cached in the old shape.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { catalogueVersion, providerVersion, type VersionSink } from '@signal/db';
+import type { Services } from '../context.js';
+import { buildOpenApiDocument } from '../openapi.js';
+import { countCatalogueRead } from '../rate-limit.js';
+import { sendJson } from './respond.js';
+
+type Revalidate = (services: Services, input: Record<string, unknown>) => Promise<string | undefined>;
+
+const DIGITS = /^[0-9]{1,16}$/;
+
+/**
+ * Per cacheable procedure: how to read its current version without building the answer, or
+ * null when the answer is hashed (then a revalidation runs the procedure).
+ */
+const CACHEABLE: Record<string, Revalidate | null> = {
+  'providers.list': (services) => catalogueVersion(services.database.db),
+  'providers.get': async (services, input) => {
+    const id = input.id;
+    if (typeof id !== 'string' || !DIGITS.test(id) || !Number.isSafeInteger(Number(id))) return undefined;
+    return providerVersion(services.database.db, Number(id));
+  },
+  'providers.stats': null,
+};
+
+/** `public, max-age=N, stale-while-revalidate=N`: a CDN serves at most 2N seconds old. */
+export function publicCacheControl(maxAge: number): string {
+  return maxAge > 0 ? `public, max-age=${maxAge}, stale-while-revalidate=${maxAge}` : 'public, no-cache';
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/** True when If-None-Match lists this tag (weak comparison, as RFC 9110 has for GET) or `*`. */
+export function ifNoneMatch(req: IncomingMessage, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (header === undefined) return false;
+  const bare = etag.startsWith('W/') ? etag.slice(2) : etag;
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === '*' || tag === bare || tag === `W/${bare}`) return true;
+  }
+  return false;
+}
+
+function notModified(res: ServerResponse, etag: string, cacheControl: string): void {
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', cacheControl);
+  res.writeHead(304).end();
+}
+
+export interface RestCaching {
+  /** True when this procedure's answer to this request may be cached. */
+  applies(procedure: string, req: IncomingMessage): boolean;
+  /**
+   * Answers a cacheable request: 304 when If-None-Match still matches, else the answer of
+   * `run` with its ETag. `run` gets the sink where the procedure leaves its data's version.
+   */
+  serve(
+    procedure: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    input: unknown,
+    run: (cache: VersionSink) => Promise<unknown>,
+  ): Promise<void>;
+  /** GET /openapi.json, with its ETag. */
+  openApi(req: IncomingMessage, res: ServerResponse): void;
+}
+
+export function restCaching(services: Services): RestCaching {
+  const cacheControl = publicCacheControl(services.config.publicCacheMaxAge);
+  let document: { text: string; etag: string; prefix: string } | undefined;
+  const openApiDocument = () => {
+    if (!document) {
+      const text = JSON.stringify(buildOpenApiDocument());
+      const hash = digest(text);
+      document = { text, etag: `W/"${hash}"`, prefix: hash.slice(0, 8) };
+    }
+    return document;
+  };
+  const versionTag = (procedure: string, version: string) =>
+    `W/"${openApiDocument().prefix}-${procedure === 'providers.list' ? 'c' : 'p'}${version}"`;
+
+  return {
+    applies(procedure, req) {
+      return procedure in CACHEABLE && req.headers.authorization === undefined;
+    },
+
+    async serve(procedure, req, res, input, run) {
+      const revalidate = CACHEABLE[procedure];
+      if (revalidate && req.headers['if-none-match'] !== undefined) {
+        const version = await revalidate(services, (input ?? {}) as Record<string, unknown>);
+        if (version !== undefined) {
+          const etag = versionTag(procedure, version);
+          if (ifNoneMatch(req, etag)) {
+            // A 304 is a catalogue read like any other for the per-address limit (otherwise
+            // the procedure, which runs below, counts it).
+            countCatalogueRead({ services, req, res });
+            return notModified(res, etag, cacheControl);
+          }
+        }
+      }
+      const cache: VersionSink = {};
+      const text = JSON.stringify(await run(cache));
+      const etag =
+        cache.version !== undefined
+          ? versionTag(procedure, cache.version)
+          : `W/"${openApiDocument().prefix}-h${digest(text)}"`;
+      if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
+      sendJson(res, 200, text, { ETag: etag, 'Cache-Control': cacheControl }, true);
+    },
+
+    openApi(req, res) {
+      const { text, etag } = openApiDocument();
+      if (req.headers.authorization !== undefined) return sendJson(res, 200, text, {}, true);
+      if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
+      sendJson(res, 200, text, { ETag: etag, 'Cache-Control': cacheControl }, true);
+    },
+  };
+}
