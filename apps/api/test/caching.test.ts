@@ -192,6 +192,20 @@ describe('HTTP caching on postgres', () => {
     expect(reply.headers['cache-control']).toBe('no-store');
   });
 
+  it('a 304 counts against the per-address read limit, once', async () => {
+    const limited = await startApi('postgres', { env: { SEED_PROVIDERS: '3', READ_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const etag = (await call(limited, 'GET', '/providers/1')).headers.get('etag') as string;
+      expect((await revalidate(limited, '/providers/1', etag)).status).toBe(304);
+      expect((await revalidate(limited, '/providers/1', 'W/"stale"')).status).toBe(200);
+      const refused = await revalidate(limited, '/providers/1', etag);
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.text).code).toBe('RATE_LIMITED');
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('PUBLIC_CACHE_MAX_AGE=0 asks every cache to revalidate', async () => {
     const strict = await startApi('postgres', { env: { SEED_PROVIDERS: '3', PUBLIC_CACHE_MAX_AGE: '0' } });
     try {
