@@ -4,6 +4,7 @@
  * (ABBA order), so drift and noise land on both alike; each figure is the median of rounds.
  */
 import autocannon from 'autocannon';
+import { type BackendCpu, cpuBetween } from './db-cpu.js';
 
 export interface Sample {
   /** Successful (2xx) responses per second. */
@@ -17,6 +18,8 @@ export interface Sample {
   served: number;
   /** CPU time the server spent per successful response, µs (null when unknown). */
   cpuUs: number | null;
+  /** CPU time PostgreSQL's backends spent per successful response, µs (null when unknown). */
+  dbCpuUs?: number | null;
 }
 
 export interface LoadTarget {
@@ -30,6 +33,10 @@ export interface LoadTarget {
   observe?(sample: Sample): void;
   /** CPU time used so far by the server process answering, ms. */
   cpuMs?(): Promise<number | null>;
+  /** CPU used so far by each PostgreSQL backend of the catalogue, ms by process id. */
+  dbCpu?(): Promise<BackendCpu>;
+  /** The status that counts as served: 200 (default), or 304 for revalidations. */
+  expectStatus?: 200 | 304;
 }
 
 export interface LoadPlan {
@@ -46,20 +53,24 @@ export async function drive(target: LoadTarget, seconds: number, connections: nu
   const stop = () => setImmediate(() => instance?.stop());
   const requests = await target.requests(seconds, stop);
   const cpuBefore = (await target.cpuMs?.()) ?? null;
+  const dbBefore = await target.dbCpu?.();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon({ url: target.url, connections, duration: seconds, requests }, (error, res) =>
       error ? reject(error) : resolve(res),
     );
   });
   const cpuAfter = (await target.cpuMs?.()) ?? null;
-  const served = result['2xx'];
+  const dbAfter = await target.dbCpu?.();
+  const notModified = target.expectStatus === 304;
+  const served = notModified ? result['3xx'] : result['2xx'];
   const sample = {
     rps: served / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    failed: result.non2xx + result.errors,
+    failed: result.non2xx - (notModified ? result['3xx'] : 0) + result.errors,
     served,
     cpuUs: cpuBefore !== null && cpuAfter !== null && served > 0 ? ((cpuAfter - cpuBefore) * 1000) / served : null,
+    dbCpuUs: dbBefore && dbAfter && served > 0 ? (cpuBetween(dbBefore, dbAfter) * 1000) / served : null,
   };
   target.observe?.(sample);
   return sample;
@@ -76,6 +87,9 @@ function summarise(samples: Sample[], warmup: Sample | undefined): Sample {
   const timed = samples.filter((s) => s.cpuUs !== null);
   const cpuUs = timed.reduce((total, s) => total + (s.cpuUs as number) * s.served, 0);
   const timedServed = timed.reduce((total, s) => total + s.served, 0);
+  const dbTimed = samples.filter((s) => s.dbCpuUs != null);
+  const dbCpuUs = dbTimed.reduce((total, s) => total + (s.dbCpuUs as number) * s.served, 0);
+  const dbServed = dbTimed.reduce((total, s) => total + s.served, 0);
   return {
     rps: median(samples.map((s) => s.rps)),
     p50: median(samples.map((s) => s.p50)),
@@ -83,6 +97,7 @@ function summarise(samples: Sample[], warmup: Sample | undefined): Sample {
     failed: sum((s) => s.failed),
     served: sum((s) => s.served) + (warmup?.served ?? 0),
     cpuUs: timedServed > 0 ? cpuUs / timedServed : null,
+    dbCpuUs: dbServed > 0 ? dbCpuUs / dbServed : null,
   };
 }
 

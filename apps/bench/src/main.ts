@@ -10,8 +10,8 @@
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,8 +19,10 @@ import { buildAuthMessage } from '@signal/core';
 import { createNonceCodec, type NonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
+import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
 import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
-import { compare, compareOps, type LoadPlan, type Sample } from './load.js';
+import { databaseCpu } from './db-cpu.js';
+import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import { checkParity } from './parity.js';
 import { summariseProfile } from './profile.js';
@@ -34,8 +36,8 @@ import {
   verdictLines,
   writeJson,
 } from './report.js';
-import { type Bench, SCENARIO_KEYS, scenarios } from './scenarios.js';
-import { API_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
+import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
+import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
 import { signIn } from './sign-in.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
@@ -180,6 +182,9 @@ async function runCatalogue(
     `${size}: API ready in ${readyMs.map((v) => `${Math.round(v)} ms`).join(', ')}; baseline in ${Math.round(baseline.readyMs)} ms`,
   );
   const database = createDatabase({ url: catalogue.url, poolSize: 2 });
+  const dbProbe = databaseCpu(catalogue.url);
+  let bareHttp: ServerProcess | undefined;
+  const bodiesDir = await mkdtemp(join(tmpdir(), 'signal-bench-bodies-'));
   const idle = async () => {
     await settle(catalogue.url);
     if (small) await settle(small.url);
@@ -208,11 +213,36 @@ async function runCatalogue(
       connections,
     };
     await checkParity(bench);
+    // A cursor at the deep page's depth: the nextCursor of the page before it.
+    if (wanted('cursor')) {
+      const before = await (await fetch(`${running.url}${deepPath(bench.deepPage - 1)}`)).json();
+      bench.cursorAtDepth = (before as { nextCursor: string | null }).nextCursor ?? undefined;
+      bench.cursorDepth = (bench.deepPage - 1) * 20;
+    }
+    if (wanted('http-list') || wanted('http-detail')) {
+      const list = join(bodiesDir, 'list.json');
+      const detail = join(bodiesDir, 'detail.json');
+      await writeFile(list, Buffer.from(await (await fetch(`${running.url}${PAGE_1}`)).arrayBuffer()));
+      await writeFile(
+        detail,
+        Buffer.from(await (await fetch(`${running.url}/providers/${bench.ids[0]}`)).arrayBuffer()),
+      );
+      bareHttp = await startServer({
+        name: 'bare node:http',
+        script: BARE_HTTP_MAIN,
+        env: { LIST_BODY_FILE: list, DETAIL_BODY_FILE: detail },
+      });
+      bench.bareHttp = bareHttp;
+    }
+    // PostgreSQL's CPU per request, for the rows whose servers use this catalogue.
+    const onCatalogue = new Set([running.url, baseline.url, metricsApi?.url]);
+    const withDbCpu = (target: LoadTarget | null) =>
+      target && onCatalogue.has(target.url) ? { ...target, dbCpu: () => dbProbe.sample() } : target;
     const loadPlan: LoadPlan = { ...plan, connections, between: idle };
     for (const scenario of scenarios(bench).filter((s) => wanted(s.key))) {
       const result = await compare(
-        scenario.service,
-        scenario.baseline,
+        withDbCpu(scenario.service) as LoadTarget,
+        withDbCpu(scenario.baseline),
         loadPlan,
         scenario.watchRss ? () => running.rssMb() : undefined,
       );
@@ -222,12 +252,42 @@ async function runCatalogue(
       const failures = result.service.failed + (result.baseline?.failed ?? 0);
       const notes = [scenario.note, failures > 0 ? `${failures} failed responses` : undefined].filter(Boolean);
       const key = scenario.key;
-      const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs });
+      const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs, dbCpuUs: s.dbCpuUs });
       const baselineFigures = result.baseline && figures(result.baseline);
       rows.set(key, row(scenario.name, figures(result.service), baselineFigures, notes.join('; ') || undefined));
       log(progressLine(rows.get(key) as Row));
     }
+    // PostgreSQL alone on the same statements, 50 clients, then the service's share of it.
+    const anchors = [
+      ['pg-list', 'PostgreSQL alone: list page 1 SQL (pgbench)', ANCHOR_SCRIPTS.list, 'list'],
+      ['pg-detail', 'PostgreSQL alone: detail SQL (pgbench)', ANCHOR_SCRIPTS.detail(catalogue.providers), 'detail'],
+    ] as const;
+    for (const [key, name, script, of] of anchors) {
+      if (!wanted(key)) continue;
+      await idle();
+      const figures = await pgbench(catalogue.url, script, plan.seconds * 2, connections);
+      const service = rows.get(of)?.service.rps;
+      const share = service
+        ? `; the service's ${of} reached ${Math.round((service / figures.rps) * 100)} % of this rate`
+        : '';
+      rows.set(
+        key,
+        row(name, figures, null, `${connections} clients, unnamed statements; p50 column: mean latency${share}`),
+      );
+      log(progressLine(rows.get(key) as Row));
+    }
+    for (const [key, of] of [
+      ['http-list', 'list'],
+      ['http-detail', 'detail'],
+    ] as const) {
+      const r = rows.get(key);
+      if (r?.ratio != null)
+        r.note = `${r.note ?? ''}; the service's ${of} is ${Math.round(r.ratio * 100)} % of this rate`;
+    }
   } finally {
+    await dbProbe.close();
+    await bareHttp?.stop();
+    await rm(bodiesDir, { recursive: true, force: true });
     await database.close();
     await running.stop();
     await baseline.stop();

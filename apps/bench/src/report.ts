@@ -14,6 +14,8 @@ export interface Figures {
   p99: number | null;
   /** CPU time of the answering server per response, µs (user + system, from /proc). */
   cpuUs?: number | null;
+  /** CPU time of PostgreSQL's backends per response, µs (see db-cpu.ts). */
+  dbCpuUs?: number | null;
 }
 
 export interface Row {
@@ -72,6 +74,7 @@ function cells(r: Row): string[] {
     r.baseline ? ms(r.baseline.p99) : '–',
     r.ratio === null ? '–' : r.ratio >= 10 ? `${r.ratio.toFixed(1)}×` : `${Math.round(r.ratio * 100)} %`,
     cpu(r.service.cpuUs, r.baseline?.cpuUs),
+    cpu(r.service.dbCpuUs, r.baseline?.dbCpuUs),
   ];
 }
 
@@ -88,6 +91,7 @@ const HEADER = [
   'p99 ms',
   'ratio',
   'CPU µs/req service / baseline',
+  'PostgreSQL CPU µs/req service / baseline',
 ];
 
 export function textTable(rows: Row[]): string {
@@ -102,9 +106,9 @@ export function textTable(rows: Row[]): string {
 
 /** One row as it finishes, for the log. */
 export function progressLine(r: Row): string {
-  const [name, rps, p50, p99, baseRps, baseP50, baseP99, ratio, cpuUs] = cells(r);
+  const [name, rps, p50, p99, baseRps, baseP50, baseP99, ratio, cpuUs, dbCpuUs] = cells(r);
   const baseline = r.baseline ? ` | baseline ${baseRps} req/s, p50 ${baseP50}, p99 ${baseP99} | ${ratio}` : '';
-  return `${name}: ${rps} req/s, p50 ${p50}, p99 ${p99}${baseline} | CPU µs/req ${cpuUs}${r.note ? ` (${r.note})` : ''}`;
+  return `${name}: ${rps} req/s, p50 ${p50}, p99 ${p99}${baseline} | CPU µs/req ${cpuUs} | PostgreSQL ${dbCpuUs}${r.note ? ` (${r.note})` : ''}`;
 }
 
 function markdownTable(header: string[], body: string[][]): string {

@@ -31,6 +31,11 @@ export interface Bench {
   evm: BenchWallet[];
   solana: BenchWallet[];
   connections: number;
+  /** The cursor of the page after the first `cursorDepth` providers (the `cursor` row). */
+  cursorAtDepth?: string | undefined;
+  cursorDepth?: number;
+  /** The bare node:http floor answering fixed bodies (the `http-*` rows). */
+  bareHttp?: ServerProcess | undefined;
 }
 
 /** Row keys, in table order (`--only` takes these). */
@@ -49,6 +54,13 @@ export const SCENARIO_KEYS = [
   'verify-evm',
   'verify-solana',
   'metrics',
+  'cursor',
+  'revalidate',
+  'revalidate-stats',
+  'http-list',
+  'http-detail',
+  'pg-list',
+  'pg-detail',
 ] as const;
 
 export interface Scenario {
@@ -65,6 +77,23 @@ export const PAGE_1 = '/providers?page=1&limit=20';
 export const BY_NAME = '/providers?page=1&limit=20&sortBy=name&order=asc';
 export const TRPC_PAGE_1 = `/trpc/providers.list?input=${encodeURIComponent(JSON.stringify({ page: 1, limit: 20 }))}`;
 export const deepPath = (page: number) => `/providers?page=${page}&limit=20`;
+export const cursorPath = (cursor: string) => `/providers?limit=20&cursor=${cursor}`;
+
+/**
+ * Page 1 revalidated: each run first asks for the page's current ETag (earlier rows' follows
+ * change it), then sends it in If-None-Match; a 304 counts as served.
+ */
+function revalidations(server: ServerProcess, path: string): LoadTarget {
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    expectStatus: 304,
+    async requests() {
+      const etag = (await fetch(`${server.url}${path}`)).headers.get('etag') ?? '';
+      return [{ method: 'GET', path, headers: { 'if-none-match': etag } }];
+    },
+  };
+}
 
 /** GET requests cycling through `paths`, optionally with one header set per request. */
 function get(server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]): LoadTarget {
@@ -252,6 +281,49 @@ export function scenarios(b: Bench): Scenario[] {
             service: get(b.metricsApi, details),
             baseline: get(api, details),
             note: 'baseline column: the same service with metrics off, measured in the same rounds',
+          },
+        ]
+      : []),
+    ...(b.cursorAtDepth
+      ? [
+          {
+            key: 'cursor' as const,
+            name: `list by cursor at depth ${(b.cursorDepth ?? 0).toLocaleString('en-US')} (${size})`,
+            service: get(api, [cursorPath(b.cursorAtDepth)]),
+            baseline: get(api, [PAGE_1]),
+            note: "baseline column: the service's page 1 (by page number), measured in the same rounds",
+          },
+        ]
+      : []),
+    {
+      key: 'revalidate',
+      name: 'list page 1: 304 revalidation vs 200',
+      service: revalidations(api, PAGE_1),
+      baseline: get(api, [PAGE_1]),
+      note: "baseline column: the service's 200 answer to the same request without If-None-Match",
+    },
+    {
+      key: 'revalidate-stats',
+      name: 'stats: 304 by hashing the body vs 200',
+      service: revalidations(api, stats[0] as string),
+      baseline: get(api, [stats[0] as string]),
+      note: 'the other way to a 304: build the answer, hash it, compare (how stats revalidate)',
+    },
+    ...(b.bareHttp
+      ? [
+          {
+            key: 'http-list' as const,
+            name: 'list page 1 vs bare node:http',
+            service: get(api, [PAGE_1]),
+            baseline: get(b.bareHttp, [PAGE_1]),
+            note: 'baseline: node:http answering a fixed body of the same bytes (the physical floor of HTTP here)',
+          },
+          {
+            key: 'http-detail' as const,
+            name: 'detail vs bare node:http',
+            service: get(api, details),
+            baseline: get(b.bareHttp, details),
+            note: 'baseline: node:http answering a fixed detail body of the same bytes',
           },
         ]
       : []),

@@ -32,6 +32,8 @@ export interface ServerSpec {
 /** The API's production entry point, found through the package's exports map. */
 export const API_MAIN = join(dirname(fileURLToPath(import.meta.resolve('@signal/api'))), 'main.js');
 export const BASELINE_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'baseline.js');
+/** The bare node:http floor (fixed bodies), see bare-http.ts. */
+export const BARE_HTTP_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'bare-http.js');
 
 const READY_TIMEOUT_MS = 60_000;
 
@@ -115,15 +117,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
         return null;
       }
     },
-    async cpuMs() {
-      try {
-        // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name; in ticks.
-        const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-        return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
-      } catch {
-        return null;
-      }
-    },
+    cpuMs: () => processCpuMs(pid),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -132,4 +126,15 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       clearTimeout(timer);
     },
   };
+}
+
+/** CPU time (user + system) a process has used so far, ms; null when it is gone (Linux /proc). */
+export async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name; in ticks.
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+  } catch {
+    return null;
+  }
 }

@@ -45,6 +45,75 @@ export function judge(rows: Map<string, Row>, api: { readyMs: number[]; peakRssM
       met: offset.ratio >= 10,
     });
   }
+  ratioAtLeast("list sorted by name: ≥ 85 % of the baseline's req/s", 'name', 0.85);
+  ratioAtLeast("deep page, deferred join on both sides: ≥ 85 % of the baseline's req/s", 'deep', 0.85);
+  ratioAtLeast("list page 1 over tRPC: ≥ 85 % of the service's REST req/s", 'trpc', 0.85);
+  const cursor = at('cursor');
+  if (cursor?.ratio != null) {
+    verdicts.push({
+      target: 'cursor at depth: ≥ 0.9× the req/s of page 1',
+      measured: `${Math.round(cursor.service.rps)} vs ${Math.round(cursor.baseline?.rps ?? 0)} req/s (${cursor.ratio.toFixed(2)}×)`,
+      met: cursor.ratio >= 0.9,
+    });
+  }
+  const revalidate = at('revalidate');
+  if (revalidate?.service.cpuUs != null && revalidate.baseline?.cpuUs != null) {
+    const factor = revalidate.service.cpuUs / revalidate.baseline.cpuUs;
+    verdicts.push({
+      target: "304 revalidation of list page 1: CPU per request ≤ 0.5× the 200 path's",
+      measured: `${Math.round(revalidate.service.cpuUs)} vs ${Math.round(revalidate.baseline.cpuUs)} µs (${factor.toFixed(2)}×)`,
+      met: factor <= 0.5,
+    });
+  }
+  const hashed = at('revalidate-stats');
+  if (hashed?.service.cpuUs != null && hashed.baseline?.cpuUs != null) {
+    const factor = hashed.service.cpuUs / hashed.baseline.cpuUs;
+    verdicts.push({
+      target: "stats 304 by hashing the built body: CPU per request ≤ the 200 path's",
+      measured: `${Math.round(hashed.service.cpuUs)} vs ${Math.round(hashed.baseline.cpuUs)} µs (${factor.toFixed(2)}×)`,
+      met: factor <= 1,
+    });
+  }
+  // The physical anchors: how close the service comes to the floors under it.
+  for (const [key, what, floor] of [
+    ['http-list', "list page 1: ≥ 25 % of bare node:http's req/s with the same body", 0.25],
+    ['http-detail', "detail: ≥ 40 % of bare node:http's req/s with the same body", 0.4],
+  ] as const) {
+    ratioAtLeast(what, key, floor);
+  }
+  for (const [key, of, what, floor] of [
+    ['pg-list', 'list', "list page 1: ≥ 50 % of PostgreSQL alone's rate on its statements", 0.5],
+    ['pg-detail', 'detail', "detail: ≥ 50 % of PostgreSQL alone's rate on its statement", 0.5],
+  ] as const) {
+    const anchor = at(key);
+    const service = at(of);
+    if (!anchor || !service || !(anchor.service.rps > 0)) continue;
+    const share = service.service.rps / anchor.service.rps;
+    verdicts.push({ target: what, measured: `${pct(share)} of PostgreSQL alone`, met: share >= floor });
+  }
+  // Req/s hides the gap when the load generator and PostgreSQL saturate the cores: on every row
+  // that sets the service beside the bare baseline, the CPU per request must stay close too.
+  for (const [key, what] of [
+    ['list', 'list page 1'],
+    ['deep', 'deep page'],
+    ['name', 'list sorted by name'],
+    ['detail', 'detail'],
+    ['stats', 'stats'],
+    ['me', 'GET /me'],
+    ['follow', 'follow + unfollow'],
+    ['nonce', 'GET /auth/nonce'],
+    ['verify-evm', 'POST /auth/verify EVM'],
+    ['verify-solana', 'POST /auth/verify Solana'],
+  ] as const) {
+    const r = at(key);
+    if (r?.service.cpuUs == null || r.baseline?.cpuUs == null) continue;
+    const factor = r.service.cpuUs / r.baseline.cpuUs;
+    verdicts.push({
+      target: `${what}: CPU per request ≤ 1.10× the baseline's`,
+      measured: `${Math.round(r.service.cpuUs)} vs ${Math.round(r.baseline.cpuUs)} µs (${factor.toFixed(2)}×)`,
+      met: factor <= 1.1,
+    });
+  }
   ratioAtLeast('raw EVM verification: ≥ 70 % of libsecp256k1', 'raw-evm', 0.7);
   ratioAtLeast("raw Solana verification: ≥ 70 % of Node's Ed25519", 'raw-solana', 0.7);
   ratioAtLeast('POST /auth/verify EVM: ≥ 85 % of the baseline', 'verify-evm', 0.85);
