@@ -31,8 +31,8 @@ select ${COLUMNS}, p.version::text as version from providers p where p.id = :id;
 /**
  * pgbench with `clients` clients over `seconds` on the catalogue at `url`, running `script`:
  * transactions per second, their mean latency, and PostgreSQL's CPU per transaction (the CPU
- * of pgbench's backends between a quarter and nine tenths of the run, over the transactions of
- * that span at the measured rate).
+ * of pgbench's backends from the moment all are connected to nine tenths of the run, over the
+ * transactions of that span at the measured rate).
  */
 export async function pgbench(url: string, script: string, seconds: number, clients = 50): Promise<Figures> {
   const dir = await mkdtemp(join(tmpdir(), 'signal-pgbench-'));
@@ -67,10 +67,16 @@ export async function pgbench(url: string, script: string, seconds: number, clie
     );
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const ms = Math.max(1, Math.round(seconds)) * 1000;
-    await wait(ms * 0.25);
-    const before = await probe.sample({ applicationName: 'pgbench' });
+    const end = performance.now() + ms;
+    // Only once every client is connected (on a busy machine that takes a while): a backend
+    // missing from the first sample would leave its CPU out.
+    let before = await probe.sample({ applicationName: 'pgbench' });
+    while (before.size < clients && performance.now() < end - ms * 0.5) {
+      await wait(20);
+      before = await probe.sample({ applicationName: 'pgbench' });
+    }
     const started = performance.now();
-    await wait(ms * 0.65);
+    await wait(Math.max(100, end - started - ms * 0.1));
     const after = await probe.sample({ applicationName: 'pgbench' });
     const span = (performance.now() - started) / 1000;
     const { stdout } = await bench;

@@ -9,7 +9,7 @@
  * a plain OFFSET (the naive deep page), and `/me` and follow take the user id from the bearer
  * token without checking its signature (the service's token check is what is being priced).
  */
-import { buildAuthMessage, type Provider } from '@signal/core';
+import { buildAuthMessage } from '@signal/core';
 import { createCursorCodec, cursorSecretFromSigningKey } from '@signal/core/cursor';
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';

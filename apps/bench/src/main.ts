@@ -265,7 +265,7 @@ async function runCatalogue(
     for (const [key, name, script, of] of anchors) {
       if (!wanted(key)) continue;
       await idle();
-      const figures = await pgbench(catalogue.url, script, plan.seconds * 2, connections);
+      const figures = await pgbench(catalogue.url, script, Math.max(3, plan.seconds * 2), connections);
       const service = rows.get(of)?.service.rps;
       const share = service
         ? `; the service's ${of} reached ${Math.round((service / figures.rps) * 100)} % of this rate`
