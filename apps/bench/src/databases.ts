@@ -60,12 +60,14 @@ function catalogueName(providers: number): string {
 async function dropStale(providers: number, keep: string, log: (line: string) => void): Promise<void> {
   const { rows } = await admin((client) =>
     client.query<{ datname: string }>('select datname from pg_database where datname like $1 and datname <> $2', [
-      `signal_bench_${providers}%`,
+      `signal_bench_${providers}_%`,
       keep,
     ]),
   );
+  // Exactly this size (signal_bench_10000_… is a prefix of signal_bench_1000000_…).
+  const sameSize = new RegExp(`^signal_bench_${providers}_[0-9a-f]{8}$`);
   for (const { datname } of rows) {
-    if (!/^signal_bench_[0-9]+_[0-9a-f]{8}$/.test(datname)) continue;
+    if (!sameSize.test(datname)) continue;
     // Without FORCE: a database another checkout is benchmarking right now stays.
     await admin((client) => client.query(`drop database ${datname}`))
       .then(() => log(`dropped ${datname} (built with other migrations)`))
