@@ -249,6 +249,8 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
         schemaState(services.database.db),
         new Promise<'unreachable'>((resolve) => setTimeout(() => resolve('unreachable'), READY_TIMEOUT_MS).unref()),
       ]);
+      // A stop that began while the schema was being read: not ready either.
+      if (isClosing()) throw new DomainError('SERVICE_UNAVAILABLE', 'The server is shutting down');
       if (state === 'current') sendJson(res, 200, { status: 'ready' });
       else {
         const message = state === 'behind' ? 'The database schema is not migrated' : 'The database is not answering';
