@@ -89,6 +89,8 @@ const EnvSchema = z.object({
   EVM_RPC_URL: optional(z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// JSON-RPC URL')),
   EVM_RPC_TIMEOUT_MS: withDefault(integer(1, 60_000), '5000'),
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
+  DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
+  DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -130,6 +132,10 @@ export interface Config {
   evmRpcTimeoutMs: number;
   /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
   publicCacheMaxAge: number;
+  /** A streaming replica for public catalogue reads; unset: everything reads the primary. */
+  databaseReadUrl: string | undefined;
+  /** Beyond this replay lag the replica is left out until it catches up. */
+  databaseReadMaxLagSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -150,6 +156,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration: DATABASE_READ_URL: needs DATABASE_URL (a replica of that primary)');
+  }
   const previous = splitPem(e.JWT_PREVIOUS_PUBLIC_KEYS);
   if (e.JWT_PREVIOUS_PUBLIC_KEYS && previous.length === 0) {
     throw new ConfigError('Invalid configuration: JWT_PREVIOUS_PUBLIC_KEYS: must hold one or more PEM public keys');
@@ -187,5 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evmRpcUrl: e.EVM_RPC_URL,
     evmRpcTimeoutMs: e.EVM_RPC_TIMEOUT_MS,
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    databaseReadUrl: e.DATABASE_READ_URL,
+    databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
   };
 }

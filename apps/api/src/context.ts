@@ -3,7 +3,7 @@ import type { CursorCodec } from '@signal/core/cursor';
 import type { EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceCodec } from '@signal/core/nonce';
 import type { TokenService } from '@signal/core/token';
-import type { DatabaseHandle, VersionSink } from '@signal/db';
+import type { DatabaseHandle, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
@@ -24,6 +24,8 @@ export interface Services {
   metrics?: Metrics;
   /** Checks contract-account (EIP-1271/6492) signatures on chain; unset without EVM_RPC_URL. */
   evmChain: EvmChainVerifier | undefined;
+  /** Set by DATABASE_READ_URL: public catalogue reads go there (see read-replica.ts). */
+  replica?: ReadReplica;
 }
 
 /** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */

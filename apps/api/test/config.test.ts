@@ -75,6 +75,11 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '99'],
     ['LOG_LEVEL', 'loud'],
     ['JWT_PREVIOUS_PUBLIC_KEYS', 'no pem here'],
+    ['DATABASE_PREPARED_STATEMENTS', 'maybe'],
+    ['DATABASE_READ_URL', 'not a url'],
+    // A replica without its primary: the embedded database has none.
+    ['DATABASE_READ_URL', 'postgres://u@replica:5432/signal'],
+    ['DATABASE_READ_MAX_LAG_SECONDS', '-1'],
   ])('rejects %s=%s with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

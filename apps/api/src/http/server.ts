@@ -13,7 +13,14 @@ import { createEvmChainVerifier } from '@signal/core/evm-chain';
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
 import { secp256k1Backend } from '@signal/core/verify';
-import { createDatabase, migrateToLatest, schemaState, seedDemoCatalogue, statementTimeout } from '@signal/db';
+import {
+  createDatabase,
+  migrateToLatest,
+  type ReadReplica,
+  schemaState,
+  seedDemoCatalogue,
+  statementTimeout,
+} from '@signal/db';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
@@ -23,6 +30,7 @@ import { rootCause, toWireError, type WireError } from '../errors.js';
 import { resolveSigningKey } from '../keys.js';
 import { type Maintenance, startMaintenance } from '../maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from '../metrics.js';
+import { openReadReplica, replicaMetrics } from '../read-replica.js';
 import { appRouter } from '../routers/index.js';
 import { AVATAR_PATH, renderAvatar } from './avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './body.js';
@@ -67,6 +75,7 @@ export function createServer(options: ServerOptions) {
   let maintenance: Maintenance | undefined;
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
+  let replica: ReadReplica | undefined;
 
   async function start(): Promise<RunningServer> {
     const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
@@ -109,7 +118,13 @@ export function createServer(options: ServerOptions) {
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
       services = { config, database, tokens, nonces, cursors, now, log, evmChain };
       if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
+      replica = await openReadReplica(config, database, log);
+      if (replica) {
+        services.replica = replica;
+        if (services.metrics) replicaMetrics(services.metrics, replica);
+      }
     } catch (error) {
+      await replica?.close().catch(() => {});
       await database.close().catch(() => {});
       throw error;
     }
@@ -173,6 +188,7 @@ export function createServer(options: ServerOptions) {
     }
     await metricsListener?.close();
     await maintenance?.stop();
+    await services?.replica?.close();
     await services?.database.close();
     if (!config.databaseUrl) await restrictToOwner(join(config.dataDir, 'pglite'));
   }

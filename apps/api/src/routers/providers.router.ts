@@ -18,6 +18,7 @@ import {
 import * as examples from '../openapi.examples.js';
 import { providerKeyType, resolvePaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
+import { readCatalogue } from '../read-replica.js';
 import { router } from '../trpc.js';
 import { walletNotFound } from './me.router.js';
 
@@ -54,16 +55,18 @@ export const providersRouter = router({
     .input(ProviderListQuerySchema)
     .output(ProviderPageSchema)
     .query(({ input, ctx }) =>
-      listProviders(
-        ctx.services.database.db,
-        resolvePaging(
-          ctx.services.cursors,
-          'providers',
-          input,
-          { sortBy: 'followerCount', order: 'desc' },
-          providerKeyType,
+      readCatalogue(ctx, (db) =>
+        listProviders(
+          db,
+          resolvePaging(
+            ctx.services.cursors,
+            'providers',
+            input,
+            { sortBy: 'followerCount', order: 'desc' },
+            providerKeyType,
+          ),
+          ctx.cache,
         ),
-        ctx.cache,
       ),
     ),
 
@@ -82,7 +85,7 @@ export const providersRouter = router({
     .input(ProviderIdParamsSchema)
     .output(ProviderSchema)
     .query(async ({ input, ctx }) => {
-      const provider = await findProvider(ctx.services.database.db, input.id, ctx.cache);
+      const provider = await readCatalogue(ctx, (db) => findProvider(db, input.id, ctx.cache));
       if (!provider) throw providerNotFound(input.id);
       return provider;
     }),
@@ -104,7 +107,7 @@ export const providersRouter = router({
     .input(ProviderIdParamsSchema)
     .output(ProviderStatsSchema)
     .query(async ({ input, ctx }) => {
-      const stats = await findProviderStats(ctx.services.database.db, input.id, ctx.services.now());
+      const stats = await readCatalogue(ctx, (db) => findProviderStats(db, input.id, ctx.services.now()));
       if (!stats) throw providerNotFound(input.id);
       return stats;
     }),

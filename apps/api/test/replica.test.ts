@@ -1,0 +1,188 @@
+/**
+ * DATABASE_READ_URL against a real streaming replica: a small primary cluster of this test's
+ * own and its replica (pg_createcluster on free ports, pg_basebackup -R), created here and
+ * dropped at the end even on failure; the machine's own cluster is not touched.
+ *
+ * What the replica serves is proven by pausing its replay (pg_wal_replay_pause): a follow
+ * committed on the primary is then invisible to public reads (they come from the replica) and
+ * visible at once to its user (a token reads the primary), on REST and tRPC; resumed, the
+ * public reads catch up. Stopped, the replica costs a public read no more than 1 s and /ready
+ * stays 200; started again, public reads go back to it. The lag shows in /metrics.
+ */
+import {
+  type ReplicatedClusters,
+  replicaToolsMissing,
+  startReplicatedClusters,
+  waitForDatabase,
+} from '@signal/db/local-servers';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, startApi, type TestApi, trpcClient } from './harness.js';
+
+const missing = replicaToolsMissing();
+if (missing && process.env.CI === 'true') throw new Error(`replica tests cannot run in CI: ${missing}`);
+if (missing) console.warn(`replica tests skipped: ${missing}`);
+
+const PROVIDERS = 12;
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function metric(api: TestApi, name: string): Promise<number | undefined> {
+  const reply = await fetch(`${api.url}/metrics`);
+  const line = (await reply.text()).split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
+describe.skipIf(missing !== undefined)('public catalogue reads from a streaming replica', () => {
+  let clusters: ReplicatedClusters;
+  let api: TestApi;
+  let replicaUrl: string;
+  let token: string;
+
+  const publicCount = async (id: number) => {
+    const reply = await call(api, 'GET', `/providers/${id}`);
+    expect(reply.status).toBe(200);
+    return reply.body.followerCount as number;
+  };
+  /** A query on the replica, on a connection of its own (the replica is stopped and started). */
+  const onReplica = async (text: string) => {
+    const client = new pg.Client({ connectionString: replicaUrl });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const pauseReplay = async () => {
+    await onReplica('select pg_wal_replay_pause()');
+    await waitUntil(
+      async () => (await onReplica('select pg_get_wal_replay_pause_state() as s'))[0].s === 'paused',
+      5_000,
+      'replay paused',
+    );
+  };
+  /** The replica has replayed everything the primary wrote so far. */
+  const caughtUp = async () => {
+    const [primary] = (await api.db.db
+      .selectNoFrom((eb) => eb.fn<string>('pg_current_wal_lsn').as('lsn'))
+      .execute()) as {
+      lsn: string;
+    }[];
+    const [row] = await onReplica(`select pg_last_wal_replay_lsn() >= '${primary?.lsn}'::pg_lsn as done`);
+    return row.done === true;
+  };
+
+  beforeAll(async () => {
+    clusters = await startReplicatedClusters('api');
+    const admin = new pg.Client({ connectionString: clusters.primaryUrl });
+    await admin.connect();
+    await admin.query('create database signal');
+    await admin.end();
+    const primaryUrl = clusters.primaryUrl.replace(/\/postgres$/, '/signal');
+    replicaUrl = clusters.replicaUrl.replace(/\/postgres$/, '/signal');
+    await waitForDatabase(replicaUrl);
+    api = await startApi('postgres', {
+      databaseUrl: primaryUrl,
+      env: { DATABASE_READ_URL: replicaUrl, SEED_PROVIDERS: String(PROVIDERS), METRICS: 'true' },
+    });
+    ({ token } = await signIn(api, evmWallet()));
+    await waitUntil(caughtUp, 10_000, 'replica caught up after the seed');
+  }, 120_000);
+  afterAll(async () => {
+    await api?.stop().catch(() => {});
+    await clusters?.drop();
+  });
+
+  it('serves the same catalogue as the primary once caught up, on every sort', async () => {
+    for (const sortBy of ['followerCount', 'createdAt', 'name', 'id']) {
+      for (const order of ['asc', 'desc']) {
+        const path = `/providers?limit=5&page=2&sortBy=${sortBy}&order=${order}`;
+        const fromReplica = await call(api, 'GET', path);
+        const fromPrimary = await call(api, 'GET', path, { token });
+        expect(fromReplica.status).toBe(200);
+        expect(fromReplica.body).toEqual(fromPrimary.body);
+        expect(fromReplica.body.total).toBe(PROVIDERS);
+      }
+    }
+    expect(await metric(api, 'signal_db_replica_serving')).toBe(1);
+  });
+
+  it('a follow shows at once to its user (token → primary) while public reads come from the replica', async () => {
+    await waitUntil(caughtUp, 10_000, 'caught up');
+    const id = 3;
+    const before = await publicCount(id);
+    await pauseReplay();
+    try {
+      const follow = await call(api, 'POST', `/providers/${id}/follow`, { token });
+      expect(follow.body).toEqual({ providerId: id, following: true, followerCount: before + 1 });
+
+      // The user, on both transports: the primary, their follow is there.
+      expect((await call(api, 'GET', `/providers/${id}`, { token })).body.followerCount).toBe(before + 1);
+      expect((await call(api, 'GET', `/providers/${id}/stats`, { token })).body.followerCount).toBe(before + 1);
+      const following = await call(api, 'GET', '/me/following', { token });
+      expect(following.body.items.map((p: { id: number }) => p.id)).toContain(id);
+      expect((await trpcClient(api, token).providers.get.query({ id })).followerCount).toBe(before + 1);
+
+      // Anyone without a token, on both transports: the replica, which has not replayed it.
+      expect(await publicCount(id)).toBe(before);
+      expect((await call(api, 'GET', `/providers/${id}/stats`)).body.followerCount).toBe(before);
+      const page = await call(api, 'GET', `/providers?limit=100&sortBy=id&order=asc`);
+      expect(page.body.items.find((p: { id: number }) => p.id === id).followerCount).toBe(before);
+      expect((await trpcClient(api).providers.get.query({ id })).followerCount).toBe(before);
+
+      // The lag is visible: the probe sees WAL received and not replayed.
+      await waitUntil(async () => ((await metric(api, 'signal_db_replica_lag_seconds')) ?? 0) > 0, 5_000, 'lag > 0');
+    } finally {
+      await onReplica('select pg_wal_replay_resume()');
+    }
+    await waitUntil(async () => (await publicCount(id)) === before + 1, 5_000, 'public read caught up');
+  });
+
+  it('a stopped replica: public reads answer from the primary within 1 s, /ready 200; back when it returns', async () => {
+    const id = 4;
+    const follow = await call(api, 'POST', `/providers/${id}/follow`, { token });
+    const count = follow.body.followerCount as number;
+    await clusters.stopReplica();
+    try {
+      for (const [method, path] of [
+        ['GET', `/providers/${id}`],
+        ['GET', '/providers?limit=20'],
+        ['GET', `/providers/${id}/stats`],
+      ] as const) {
+        const started = performance.now();
+        const reply = await call(api, method, path);
+        const ms = performance.now() - started;
+        expect(reply.status, path).toBe(200);
+        expect(ms, `${path} took ${Math.round(ms)} ms`).toBeLessThan(1_000);
+      }
+      expect(await publicCount(id)).toBe(count);
+      const started = performance.now();
+      expect((await trpcClient(api).providers.list.query({ limit: 5 })).total).toBe(PROVIDERS);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect((await call(api, 'GET', '/ready')).status).toBe(200);
+      expect(await metric(api, 'signal_db_replica_serving')).toBe(0);
+      expect(await metric(api, 'signal_db_replica_lag_seconds')).toBe(-1);
+    } finally {
+      await clusters.startReplica();
+    }
+    // The probe finds it again; a paused replay shows public reads are its again.
+    await waitUntil(async () => (await metric(api, 'signal_db_replica_serving')) === 1, 10_000, 'replica back');
+    await waitUntil(caughtUp, 10_000, 'caught up after the restart');
+    await pauseReplay();
+    try {
+      const again = await call(api, 'DELETE', `/providers/${id}/follow`, { token });
+      expect(again.body.followerCount).toBe(count - 1);
+      expect(await publicCount(id)).toBe(count);
+    } finally {
+      await onReplica('select pg_wal_replay_resume()');
+    }
+    await waitUntil(async () => (await publicCount(id)) === count - 1, 5_000, 'public read caught up');
+  });
+});
