@@ -81,7 +81,7 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     when:
       'a rate limit is used up: sign-in requests per client address (`AUTH_RATE_LIMIT_PER_MINUTE`), follows and ' +
       'unfollows per user (`FOLLOW_RATE_LIMIT_PER_MINUTE`), catalogue reads per client address ' +
-      '(`READ_RATE_LIMIT_PER_MINUTE`), or too many unused nonces for one wallet; see Retry-After and RateLimit',
+      '(`READ_RATE_LIMIT_PER_MINUTE`); see Retry-After and RateLimit',
     example: {
       code: 'RATE_LIMITED',
       message: 'More than 60 auth.nonce requests a minute from this address; retry in 42 s',

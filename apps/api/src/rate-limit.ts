@@ -154,9 +154,8 @@ function readCounter(services: Services): WindowCounter {
   return counter;
 }
 
-export function rateLimited(message: string, retryAfterSeconds: number, policy?: RatePolicy): DomainError {
-  const headers: Record<string, string> = { 'Retry-After': String(retryAfterSeconds) };
-  if (policy) Object.assign(headers, rateLimitHeaders(policy, 0, retryAfterSeconds));
+function rateLimited(message: string, retryAfterSeconds: number, policy: RatePolicy): DomainError {
+  const headers = { 'Retry-After': String(retryAfterSeconds), ...rateLimitHeaders(policy, 0, retryAfterSeconds) };
   return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, { headers });
 }
 
