@@ -4,7 +4,8 @@
  *   --quick              10k catalogue only, about a second per run (CI runs this)
  *   --out <file.json>    also write the results as JSON
  *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
- *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, metrics)
+ *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, metrics,
+ *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
@@ -22,6 +23,7 @@ import { createDatabase } from '@signal/db';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
 import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
 import { databaseCpu } from './db-cpu.js';
+import { DEPLOYMENT_KEYS, deploymentRows, judgeDeployment } from './deployment.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import { checkParity } from './parity.js';
@@ -332,8 +334,22 @@ async function main() {
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
   const { readyMs, peakRssMb } = result;
+  if (DEPLOYMENT_KEYS.some(wanted)) {
+    const deployment = await deploymentRows({
+      catalogue,
+      spec: (url) => ({
+        ...apiSpec(catalogue, privateKeyPem),
+        env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+      }),
+      plan: { ...plan, connections, between: () => settle(catalogue.url) },
+      wanted,
+      replica: !quick || only !== null,
+      log,
+    });
+    for (const [key, value] of deployment) rows.set(key, value);
+  }
 
-  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS];
+  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS, ...DEPLOYMENT_KEYS];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
   const report: Report = {
@@ -352,7 +368,11 @@ async function main() {
     settings: { connections, ...plan, catalogues: sizes },
     rows: ordered,
     api: { readyMs, peakRssMbUnderListLoad: peakRssMb },
-    targets: [...judge(rows, { readyMs, peakRssMb }), ...judgeMetricsCost(rows.get(METRICS_KEY))],
+    targets: [
+      ...judge(rows, { readyMs, peakRssMb }),
+      ...judgeMetricsCost(rows.get(METRICS_KEY)),
+      ...judgeDeployment(rows),
+    ],
   };
 
   console.log(`\n${textTable(ordered)}\n`);

@@ -96,7 +96,7 @@ function revalidations(server: ServerProcess, path: string): LoadTarget {
 }
 
 /** GET requests cycling through `paths`, optionally with one header set per request. */
-function get(server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]): LoadTarget {
+export function get(server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]): LoadTarget {
   return {
     url: server.url,
     cpuMs: server.cpuMs,
