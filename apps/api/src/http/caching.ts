@@ -15,13 +15,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { catalogueVersion, providerVersion, type VersionSink } from '@signal/db';
+import { catalogueVersion, type Database, providerVersion, type VersionSink } from '@signal/db';
+import type { Kysely } from 'kysely';
 import type { Services } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { countCatalogueRead } from '../rate-limit.js';
+import { readCatalogue } from '../read-replica.js';
 import { sendJson } from './respond.js';
 
-type Revalidate = (services: Services, input: Record<string, unknown>) => Promise<string | undefined>;
+type Revalidate = (db: Kysely<Database>, input: Record<string, unknown>) => Promise<string | undefined>;
 
 const DIGITS = /^[0-9]{1,16}$/;
 
@@ -30,11 +32,11 @@ const DIGITS = /^[0-9]{1,16}$/;
  * null when the answer is hashed (then a revalidation runs the procedure).
  */
 const CACHEABLE: Record<string, Revalidate | null> = {
-  'providers.list': (services) => catalogueVersion(services.database.db),
-  'providers.get': async (services, input) => {
+  'providers.list': (db) => catalogueVersion(db),
+  'providers.get': async (db, input) => {
     const id = input.id;
     if (typeof id !== 'string' || !DIGITS.test(id) || !Number.isSafeInteger(Number(id))) return undefined;
-    return providerVersion(services.database.db, Number(id));
+    return providerVersion(db, Number(id));
   },
   'providers.stats': null,
 };
@@ -104,7 +106,11 @@ export function restCaching(services: Services): RestCaching {
     async serve(procedure, req, res, input, run) {
       const revalidate = CACHEABLE[procedure];
       if (revalidate && req.headers['if-none-match'] !== undefined) {
-        const version = await revalidate(services, (input ?? {}) as Record<string, unknown>);
+        // Where the answer itself would be read (the replica, when there is one): a
+        // revalidation must not move public reads back onto the primary.
+        const version = await readCatalogue({ services, req, res }, (db) =>
+          revalidate(db, (input ?? {}) as Record<string, unknown>),
+        );
         if (version !== undefined) {
           const etag = versionTag(procedure, version);
           if (ifNoneMatch(req, etag)) {
