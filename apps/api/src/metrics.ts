@@ -11,7 +11,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
 import type { DatabaseHandle } from '@signal/db';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { toWireError } from './errors.js';
 import { sendError } from './http/respond.js';
 
@@ -57,7 +57,12 @@ export function trpcRoute(path: string, procedures: Record<string, unknown>): st
   return path.includes(',') ? '/trpc/(batch)' : '/trpc/(unknown)';
 }
 
-export function createMetrics(database: DatabaseHandle): Metrics {
+/**
+ * prom-client is loaded here, on first use, so a server with metrics off (the default) does not
+ * pay for loading it at start.
+ */
+export async function createMetrics(database: DatabaseHandle): Promise<Metrics> {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import('prom-client');
   const registry = new Registry();
   // Process figures: CPU, memory, heap, GC, handles, and the event loop's lag (a histogram of
   // its delay, reported as min/max/mean/percentiles, plus the lag at the scrape).

@@ -117,7 +117,7 @@ export function createServer(options: ServerOptions) {
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
       services = { config, database, tokens, nonces, cursors, now, log, evmChain };
-      if (config.metrics || config.metricsPort !== undefined) services.metrics = createMetrics(database);
+      if (config.metrics || config.metricsPort !== undefined) services.metrics = await createMetrics(database);
       replica = await openReadReplica(config, database, log);
       if (replica) {
         services.replica = replica;
