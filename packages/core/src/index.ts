@@ -1,3 +1,4 @@
 export * from './errors.js';
 export * from './message.js';
 export * from './schemas.js';
+export * from './sign-in-message.js';

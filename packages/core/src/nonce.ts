@@ -29,6 +29,7 @@
  * for a change that would read old nonces differently.
  */
 import { createHmac, createPrivateKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isSignInDomain } from './sign-in-message.js';
 
 export const NONCE_VERSION = 1;
 /** 128 random bits per nonce, the contract's minimum. */
@@ -47,6 +48,17 @@ export interface NonceRecord {
   expiresAt: number;
   /** The canonical wallet it was issued for. Bound: the verify request names it. */
   wallet: string;
+  /**
+   * The sign-in message it was issued with (`sign-in-message.ts`); absent: the plain message.
+   * Carried, as are the three below: verify rebuilds the exact text from them.
+   */
+  format?: 'siwe' | 'siws';
+  /** The Chain ID line: an EIP-155 chain id in decimal (siwe), a cluster name (siws). */
+  chainId?: string;
+  /** host[:port] of the site the message names. */
+  domain?: string;
+  /** Milliseconds since the epoch: the message's Issued At. */
+  issuedAt?: number;
 }
 
 interface FieldSpec<T> {
@@ -61,6 +73,12 @@ interface FieldSpec<T> {
 
 const utf8 = {
   encode: (value: string) => Buffer.from(value, 'utf8'),
+};
+
+/** A carried text field: decoded only when it has the shape its issuer gave it. */
+const utf8Matching = (shape: RegExp) => (bytes: Uint8Array) => {
+  const text = Buffer.from(bytes).toString('utf8');
+  return shape.test(text) ? text : undefined;
 };
 
 /** Unsigned 48-bit big-endian integer: milliseconds reach past the year 10,000. */
@@ -84,6 +102,25 @@ const FIELDS: { [K in keyof NonceRecord]-?: FieldSpec<NonceRecord[K]> } = {
   },
   expiresAt: { tag: 2, carried: true, ...uint48 },
   wallet: { tag: 3, carried: false, ...utf8 },
+  format: {
+    tag: 4,
+    carried: true,
+    optional: true,
+    encode: (value) => Uint8Array.of(value === 'siwe' ? 1 : 2),
+    decode: (bytes) => (bytes.length !== 1 ? undefined : bytes[0] === 1 ? 'siwe' : bytes[0] === 2 ? 'siws' : undefined),
+  },
+  chainId: { tag: 5, carried: true, optional: true, ...utf8, decode: utf8Matching(/^[A-Za-z0-9:_-]{1,64}$/) },
+  domain: {
+    tag: 6,
+    carried: true,
+    optional: true,
+    ...utf8,
+    decode: (bytes) => {
+      const text = Buffer.from(bytes).toString('utf8');
+      return isSignInDomain(text) ? text : undefined;
+    },
+  },
+  issuedAt: { tag: 7, carried: true, optional: true, ...uint48 },
 };
 
 type FieldName = keyof NonceRecord;
@@ -93,7 +130,7 @@ const BY_TAG = new Map(FIELD_ORDER.map((name) => [FIELDS[name].tag, name]));
 
 type CarriedName = { [K in FieldName]: (typeof FIELDS)[K]['carried'] extends true ? K : never }[FieldName];
 /** The fields a verifier supplies to open a nonce. */
-export type NonceBinding = Omit<NonceRecord, 'random' | 'expiresAt'>;
+export type NonceBinding = Pick<NonceRecord, 'wallet'>;
 
 export type NonceCheck =
   | { ok: true; record: NonceRecord }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
 import { parseQuickly } from './schema-check.js';
+import { SIGN_IN_FORMATS } from './sign-in-message.js';
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
 
@@ -36,8 +37,21 @@ export type Chain = z.infer<typeof ChainSchema>;
 
 // ── Auth ────────────────────────────────────────────────────────────────────
 
+export const SignInFormatSchema = z
+  .enum(SIGN_IN_FORMATS)
+  .describe(
+    'Message to sign: `plain` ("Sign this message to authenticate: <nonce>"), `siwe` (EIP-4361, EVM wallets) ' +
+      'or `siws` (Sign-In With Solana, Solana wallets); both name the site and wallets show them as a sign-in request',
+  );
+
 export const NonceQuerySchema = z.object({
   wallet: z.string().describe('Wallet address: EVM `0x` + 40 hex digits, or Solana base58 (32 bytes)'),
+  format: SignInFormatSchema.default('plain'),
+  chainId: integerParam(
+    'EIP-155 chain id named in a `siwe` message (default EVM_CHAIN_ID); siwe only',
+    1,
+    Number.MAX_SAFE_INTEGER,
+  ).optional(),
 });
 export type NonceQuery = z.infer<typeof NonceQuerySchema>;
 
@@ -46,6 +60,7 @@ export const NonceResponseSchema = z.object({
   message: z.string().describe('The exact text to sign'),
   wallet: z.string().describe('Canonical form of the wallet the nonce is bound to'),
   chain: ChainSchema,
+  format: SignInFormatSchema,
   expiresAt: isoTimestamp,
 });
 export type NonceResponse = z.infer<typeof NonceResponseSchema>;

@@ -147,6 +147,123 @@ describe('nonce codec', () => {
   });
 });
 
+describe('nonce codec: sign-in message fields (format, chain id, domain, issue time)', () => {
+  const codec = createNonceCodec(randomBytes(32));
+  const fields = {
+    wallet: WALLET,
+    expiresAt: EXPIRES,
+    format: 'siwe' as const,
+    chainId: '8453',
+    domain: 'app.example.com',
+    issuedAt: NOW.getTime(),
+  };
+
+  it('carries them: open hands back exactly what was issued; a plain nonce has none', () => {
+    const opened = codec.open(codec.issue(fields), { wallet: WALLET }, NOW);
+    expect(opened.ok && opened.record).toMatchObject(fields);
+    const plain = codec.open(codec.issue({ wallet: WALLET, expiresAt: EXPIRES }), { wallet: WALLET }, NOW);
+    expect(plain.ok && [plain.record.format, plain.record.chainId, plain.record.domain, plain.record.issuedAt]).toEqual(
+      [undefined, undefined, undefined, undefined],
+    );
+    const siws = codec.open(codec.issue({ ...fields, format: 'siws', chainId: 'mainnet' }), { wallet: WALLET }, NOW);
+    expect(siws.ok && siws.record).toMatchObject({ format: 'siws', chainId: 'mainnet' });
+  });
+
+  it('the MAC covers each: any one rewritten (or dropped) in the nonce is refused', () => {
+    const nonce = codec.issue(fields);
+    const bytes = Buffer.from(decodeBase62(nonce) as Uint8Array);
+    const at = (tag: number) => {
+      // Carried fields follow the version byte as tag ‖ length ‖ bytes, in ascending tag order.
+      let offset = 1;
+      while (bytes[offset] !== tag) offset += 2 + (bytes[offset + 1] as number);
+      return offset;
+    };
+    const rewrites: [string, (b: Buffer) => Buffer][] = [
+      [
+        'format siwe → siws',
+        (b) => {
+          b[at(4) + 2] = 2;
+          return b;
+        },
+      ],
+      [
+        'chain id 8453 → 8454',
+        (b) => {
+          b[at(5) + 5] = '4'.charCodeAt(0);
+          return b;
+        },
+      ],
+      [
+        'domain app → apq',
+        (b) => {
+          b[at(6) + 4] = 'q'.charCodeAt(0);
+          return b;
+        },
+      ],
+      [
+        'issue time + 1 ms',
+        (b) => {
+          b.writeUIntBE(NOW.getTime() + 1, at(7) + 2, 6);
+          return b;
+        },
+      ],
+      ['format dropped (a plain nonce)', (b) => Buffer.concat([b.subarray(0, at(4)), b.subarray(at(4) + 3)])],
+    ];
+    for (const [label, rewrite] of rewrites) {
+      const forged = encodeBase62(rewrite(Buffer.from(bytes)));
+      expect(codec.open(forged, { wallet: WALLET }, NOW), label).toMatchObject({ ok: false, reason: 'forged' });
+    }
+  });
+
+  it('refuses carried values of a shape it never issues, even under a valid MAC', () => {
+    // Built by hand with the secret, so only the shape check can refuse them.
+    const secret = randomBytes(32);
+    const own = createNonceCodec(secret);
+    const forge = (tag: number, value: Uint8Array) => {
+      const random = randomBytes(16);
+      const expires = Buffer.alloc(6);
+      expires.writeUIntBE(EXPIRES, 0, 6);
+      const field = (t: number, v: Uint8Array, lengthBytes: 1 | 2) => {
+        const header = Buffer.alloc(1 + lengthBytes);
+        header.writeUInt8(t, 0);
+        if (lengthBytes === 1) header.writeUInt8(v.length, 1);
+        else header.writeUInt16BE(v.length, 1);
+        return Buffer.concat([header, v]);
+      };
+      const mac = createHmac('sha256', secret)
+        .update('signal-auth-nonce')
+        .update(Uint8Array.of(NONCE_VERSION))
+        .update(field(1, random, 2))
+        .update(field(2, expires, 2))
+        .update(field(3, Buffer.from(WALLET), 2))
+        .update(field(tag, value, 2))
+        .digest()
+        .subarray(0, 16);
+      return encodeBase62(
+        Buffer.concat([
+          Uint8Array.of(NONCE_VERSION),
+          field(1, random, 1),
+          field(2, expires, 1),
+          field(tag, value, 1),
+          mac,
+        ]),
+      );
+    };
+    expect(own.open(forge(6, Buffer.from('app.example.com')), { wallet: WALLET }, NOW).ok).toBe(true);
+    for (const [label, tag, value] of [
+      ['format 3', 4, Uint8Array.of(3)],
+      ['a newline in the chain id', 5, Buffer.from('1\nURI: x')],
+      ['a domain with a path', 6, Buffer.from('evil.example/x')],
+      ['a domain with a newline', 6, Buffer.from('a.example\nb')],
+    ] as const) {
+      expect(own.open(forge(tag, value), { wallet: WALLET }, NOW), label).toMatchObject({
+        ok: false,
+        reason: 'malformed',
+      });
+    }
+  });
+});
+
 describe('nonce secret', () => {
   it('is the same for the same signing key, different for another, for Ed25519 and P-256', () => {
     for (const type of ['ed25519', 'ec'] as const) {

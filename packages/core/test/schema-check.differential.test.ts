@@ -95,6 +95,7 @@ const valid: [string, z.ZodTypeAny, Record<string, unknown>][] = [
       message: `Sign this message to authenticate: ${'n'.repeat(32)}`,
       wallet: user.wallet,
       chain: 'solana',
+      format: 'plain',
       expiresAt: at,
     },
   ],
@@ -201,6 +202,7 @@ const inputs: [string, z.ZodTypeAny, Record<string, unknown>][] = [
   ['ProviderIdParams, REST', ProviderIdParamsSchema, { id: '42' }],
   ['ProviderIdParams, tRPC', ProviderIdParamsSchema, { id: 42 }],
   ['NonceQuery', NonceQuerySchema, { wallet: user.wallet }],
+  ['NonceQuery (siwe, chainId)', NonceQuerySchema, { wallet: user.wallet, format: 'siwe', chainId: '8453' }],
   ['VerifyBody', VerifyBodySchema, { wallet: user.wallet, signature: '0x12', nonce: 'n'.repeat(32) }],
 ];
 
