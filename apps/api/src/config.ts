@@ -3,6 +3,7 @@
  * else reads process.env. A bad value stops the start with a message naming the variable.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { DEFAULT_SIGN_IN_STATEMENT, isSignInDomain } from '@signal/core';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
 import { defaultMaxConnections } from './http/connection-limits.js';
@@ -91,6 +92,27 @@ const EnvSchema = z.object({
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
+  // Sign-in messages (SIWE, SIWS): the site they name.
+  SIGN_IN_DOMAIN: optional(z.string().refine(isSignInDomain, 'must be host[:port], such as app.example.com')),
+  SIGN_IN_URI: optional(
+    z
+      .string()
+      .url('must be a URI such as https://app.example.com')
+      .refine((v) => !/\s/.test(v)),
+  ),
+  SIGN_IN_STATEMENT: withDefault(
+    z
+      .string()
+      .min(1)
+      .max(500)
+      .regex(/^[^\n\r]*$/, 'must be one line'),
+    DEFAULT_SIGN_IN_STATEMENT,
+  ),
+  EVM_CHAIN_ID: withDefault(integer(1, Number.MAX_SAFE_INTEGER), '1'),
+  SIWS_CHAIN: withDefault(
+    z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a chain name such as mainnet'),
+    'mainnet',
+  ),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -136,6 +158,13 @@ export interface Config {
   databaseReadUrl: string | undefined;
   /** Beyond this replay lag the replica is left out until it catches up. */
   databaseReadMaxLagSeconds: number;
+  /** host[:port] named in SIWE/SIWS messages; unset: the Host of the nonce request. */
+  signInDomain: string | undefined;
+  /** URI named in SIWE/SIWS messages; unset: https://{domain} (http:// for localhost). */
+  signInUri: string | undefined;
+  signInStatement: string;
+  evmChainId: number;
+  siwsChain: string;
 }
 
 export class ConfigError extends Error {
@@ -198,5 +227,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
+    signInDomain: e.SIGN_IN_DOMAIN,
+    signInUri: e.SIGN_IN_URI,
+    signInStatement: e.SIGN_IN_STATEMENT,
+    evmChainId: e.EVM_CHAIN_ID,
+    siwsChain: e.SIWS_CHAIN,
   };
 }

@@ -5,7 +5,7 @@
  *
  * The wallet is the well-known first development account of Hardhat/Anvil (private key
  * 0xac09…ff80), and `verifyRequest.signature` is its real personal_sign signature of the
- * example nonce's message: a reader can check it with any EVM library.
+ * example nonce's (SIWE) message: a reader can check it with any EVM library.
  */
 import type {
   FollowedProviderPage,
@@ -23,11 +23,21 @@ import type {
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const nonce = '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3';
 
+/** A SIWE sign-in for the site app.example.com (SIGN_IN_DOMAIN) on chain 1. */
+export const nonceRequest = { wallet, format: 'siwe', chainId: 1 } as const;
+
 export const nonceResponse = {
   nonce,
-  message: `Sign this message to authenticate: ${nonce}`,
+  message:
+    'app.example.com wants you to sign in with your Ethereum account:\n' +
+    `${wallet}\n\n` +
+    'Sign in to Signal. This request will not trigger a blockchain transaction or cost any fees.\n\n' +
+    'URI: https://app.example.com\nVersion: 1\nChain ID: 1\n' +
+    `Nonce: ${nonce}\n` +
+    'Issued At: 2026-11-23T10:00:00.000Z\nExpiration Time: 2026-11-23T10:05:00.000Z',
   wallet,
   chain: 'evm',
+  format: 'siwe',
   expiresAt: '2026-11-23T10:05:00.000Z',
 } satisfies NonceResponse;
 
@@ -35,7 +45,7 @@ export const verifyRequest = {
   wallet,
   nonce,
   signature:
-    '0xc3e6599c88f87e63721af8685009a070cac55540e5827d64fc97edab3a101b4e4452496a8f562ebcf61ca383dc97d8dbf459938550364958839871cecb3c5f971c',
+    '0xd7e69edfe6f45ca0436f9a536f31bb2d9782f427f37a53a9a29f9154e27c516054115c21054ba29c9772ff2544a433b0972cde514018369a680b2bbb4d0c9aa61b',
 } satisfies VerifyBody;
 
 export const user = {

@@ -30,6 +30,7 @@ describe.each(['postgres', 'pglite'] as const)('wallet sign-in over REST on %s',
         message: `Sign this message to authenticate: ${reply.body.nonce}`,
         wallet: wallet.address,
         chain,
+        format: 'plain',
         expiresAt: expect.stringMatching(ISO),
       });
       const ttl = Date.parse(reply.body.expiresAt) - Date.now();

@@ -11,6 +11,7 @@ import {
   type ErrorCode,
   HealthResponseSchema,
   JwksSchema,
+  parseSignInMessage,
   ReadyResponseSchema,
 } from '@signal/core';
 import { verifyWalletSignature } from '@signal/core/verify';
@@ -217,7 +218,11 @@ describe('every operation', () => {
   });
   it('has real sign-in examples: the signature is by the wallet, the token verifies with the JWKS example', async () => {
     const { wallet, nonce, signature } = examples.verifyRequest;
-    expect(examples.nonceResponse.message).toBe(`Sign this message to authenticate: ${nonce}`);
+    expect(parseSignInMessage(examples.nonceResponse.message)).toMatchObject({
+      format: 'siwe',
+      nonce,
+      address: wallet,
+    });
     expect(verifyWalletSignature(parseWallet(wallet), examples.nonceResponse.message, signature)).toBe(true);
     const { payload } = await jwtVerify(examples.tokenResponse.token, createLocalJWKSet(examples.jwks), {
       issuer: 'signal-auth',

@@ -4,7 +4,7 @@
  *   --quick              10k catalogue only, about a second per run (CI runs this)
  *   --out <file.json>    also write the results as JSON
  *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
- *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, metrics,
+ *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
  *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan

@@ -53,6 +53,7 @@ export const SCENARIO_KEYS = [
   'nonce',
   'verify-evm',
   'verify-solana',
+  'verify-siwe',
   'metrics',
   'cursor',
   'revalidate',
@@ -172,7 +173,12 @@ function followPairs(server: ServerProcess, b: Bench): LoadTarget {
   };
 }
 
-function signIns(server: ServerProcess, b: Bench, wallets: BenchWallet[]): LoadTarget {
+function signIns(
+  server: ServerProcess,
+  b: Bench,
+  wallets: BenchWallet[],
+  format: 'plain' | 'siwe' = 'plain',
+): LoadTarget {
   // Every run sizes the next one's nonces from the rate it saw, with room to spare: autocannon
   // only notices a stop at its next one-second tick, and a run that ran dry would spend that
   // second on used nonces.
@@ -182,7 +188,7 @@ function signIns(server: ServerProcess, b: Bench, wallets: BenchWallet[]): LoadT
     cpuMs: server.cpuMs,
     async requests(seconds, stop) {
       const count = Math.ceil(Math.max(expectedRps, 1_000) * seconds * 2) + b.connections * 4;
-      return verifyRequests(verifyBodies(b.nonces, wallets, count), stop);
+      return verifyRequests(verifyBodies(b.nonces, wallets, count, format), stop);
     },
     observe(sample) {
       expectedRps = Math.max(200, sample.rps);
@@ -272,6 +278,13 @@ export function scenarios(b: Bench): Scenario[] {
       name: 'POST /auth/verify Solana',
       service: signIns(api, b, b.solana),
       baseline: signIns(baseline, b, b.solana),
+    },
+    {
+      key: 'verify-siwe',
+      name: 'POST /auth/verify EVM, SIWE',
+      service: signIns(api, b, b.evm, 'siwe'),
+      baseline: signIns(api, b, b.evm),
+      note: 'baseline column: the same service verifying the plain message, measured in the same rounds',
     },
     ...(b.metricsApi
       ? [

@@ -4,19 +4,47 @@
  * (derived from the signing key both share, as a server would) and signed, and the run cycles
  * through the ready-made bodies.
  */
-import { buildAuthMessage } from '@signal/core';
+import { buildAuthMessage, buildSignInMessage, DEFAULT_SIGN_IN_STATEMENT, defaultSignInUri } from '@signal/core';
 import type { NonceCodec } from '@signal/core/nonce';
 import type autocannon from 'autocannon';
 import type { BenchWallet } from './wallets.js';
 
-/** `count` JSON bodies of POST /auth/verify, each with a fresh nonce of one of the wallets. */
-export function verifyBodies(nonces: NonceCodec, wallets: BenchWallet[], count: number): string[] {
-  const expiresAt = Date.now() + 3_600_000;
+/** The site the SIWE bodies name, as a service with SIGN_IN_DOMAIN unset issues for this Host. */
+const SIWE_DOMAIN = 'bench.example';
+
+/**
+ * `count` JSON bodies of POST /auth/verify, each with a fresh nonce of one of the wallets, for
+ * the plain message or (`siwe`) an EIP-4361 message with the service's default statement.
+ */
+export function verifyBodies(
+  nonces: NonceCodec,
+  wallets: BenchWallet[],
+  count: number,
+  format: 'plain' | 'siwe' = 'plain',
+): string[] {
+  const issuedAt = Date.now();
+  const expiresAt = issuedAt + 3_600_000;
   const bodies: string[] = [];
   for (let i = 0; i < count; i++) {
     const wallet = wallets[i % wallets.length] as BenchWallet;
-    const nonce = nonces.issue({ wallet: wallet.address, expiresAt });
-    bodies.push(JSON.stringify({ wallet: wallet.address, signature: wallet.sign(buildAuthMessage(nonce)), nonce }));
+    if (format === 'plain') {
+      const nonce = nonces.issue({ wallet: wallet.address, expiresAt });
+      bodies.push(JSON.stringify({ wallet: wallet.address, signature: wallet.sign(buildAuthMessage(nonce)), nonce }));
+      continue;
+    }
+    const fields = { format, chainId: '1', domain: SIWE_DOMAIN, issuedAt };
+    const nonce = nonces.issue({ wallet: wallet.address, expiresAt, ...fields });
+    const message = buildSignInMessage(format, {
+      domain: SIWE_DOMAIN,
+      address: wallet.address,
+      statement: DEFAULT_SIGN_IN_STATEMENT,
+      uri: defaultSignInUri(SIWE_DOMAIN),
+      chainId: '1',
+      nonce,
+      issuedAt: new Date(issuedAt),
+      expiresAt: new Date(expiresAt),
+    });
+    bodies.push(JSON.stringify({ wallet: wallet.address, signature: wallet.sign(message), nonce }));
   }
   return bodies;
 }

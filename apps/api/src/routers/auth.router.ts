@@ -1,5 +1,4 @@
 import {
-  buildAuthMessage,
   DomainError,
   isDomainError,
   NonceQuerySchema,
@@ -8,11 +7,13 @@ import {
   VerifyBodySchema,
 } from '@signal/core';
 import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
+import type { NonceRecord } from '@signal/core/nonce';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
 import { isNonceUsed, recordNonceUseAndLogin } from '@signal/db';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
+import { signInFields, signInMessage } from '../sign-in.js';
 import { router } from '../trpc.js';
 
 const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
@@ -58,12 +59,15 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Get a sign-in nonce for a wallet',
         description:
-          'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign. ' +
+          'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign: ' +
+          "`format=plain` (default) the contract's plain text, `siwe` (EVM) an EIP-4361 message, `siws` (Solana) a " +
+          "Sign-In With Solana message, both naming the site (SIGN_IN_DOMAIN, else the request's Host) and " +
+          '`chainId` (siwe; default EVM_CHAIN_ID). A format for the other family or a bad chainId is a 400. ' +
           'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
           'Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
           'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
           'address (429 RATE_LIMITED with Retry-After).',
-        example: { request: { wallet: examples.nonceResponse.wallet }, response: examples.nonceResponse },
+        example: { request: examples.nonceRequest, response: examples.nonceResponse },
       },
       errors: ['INVALID_WALLET', 'RATE_LIMITED'],
     })
@@ -72,9 +76,22 @@ export const authRouter = router({
     .query(({ input, ctx }) => {
       const { wallet, chain } = parseWallet(input.wallet);
       const { nonces, config, now } = ctx.services;
-      const expiresAt = now().getTime() + config.nonceTtlSeconds * 1000;
-      const nonce = nonces.issue({ wallet, expiresAt });
-      return { nonce, message: buildAuthMessage(nonce), wallet, chain, expiresAt: new Date(expiresAt).toISOString() };
+      const issuedAt = now().getTime();
+      const expiresAt = issuedAt + config.nonceTtlSeconds * 1000;
+      const record = {
+        wallet,
+        expiresAt,
+        ...signInFields(config, ctx.req, chain, input.format, input.chainId, issuedAt),
+      };
+      const nonce = nonces.issue(record);
+      return {
+        nonce,
+        message: signInMessage(config, nonce, record as NonceRecord),
+        wallet,
+        chain,
+        format: input.format,
+        expiresAt: new Date(expiresAt).toISOString(),
+      };
     }),
 
   verify: rateLimitedProcedure('auth.verify')
@@ -85,7 +102,7 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Exchange a signed nonce for an access token',
         description:
-          'Checks the nonce, then the signature of "Sign this message to authenticate: <nonce>". ' +
+          'Checks the nonce, then the signature of the message issued with it (plain, SIWE or SIWS). ' +
           'On success the nonce is used up, the user is created on its first login, and a 30-day JWT is returned. ' +
           'EVM: a 65-byte `personal_sign` signature in hex (or 64-byte EIP-2098 compact); with EVM_RPC_URL set, a ' +
           "contract account's EIP-1271 or EIP-6492 signature is checked on chain (503 `SERVICE_UNAVAILABLE`, " +
@@ -114,7 +131,9 @@ export const authRouter = router({
       // must leave the nonce usable. A used nonce still answers INVALID_NONCE first, as the
       // contract orders the checks; only a failed signature pays for that read.
       try {
-        await verifySignature(ctx.services.evmChain, wallet, buildAuthMessage(input.nonce), input.signature);
+        // Exactly the text issued with this nonce: plain, or the SIWE/SIWS message it carries.
+        const message = signInMessage(ctx.services.config, input.nonce, opened.record);
+        await verifySignature(ctx.services.evmChain, wallet, message, input.signature);
       } catch (error) {
         if (
           isDomainError(error) &&
