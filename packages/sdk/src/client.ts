@@ -1,5 +1,5 @@
 import type { AppRouter } from '@signal/api';
-import { buildAuthMessage } from '@signal/core';
+import { buildAuthMessage, parseSignInMessage } from '@signal/core';
 import { createTRPCProxyClient, httpLink } from '@trpc/client';
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
@@ -32,7 +32,25 @@ export interface ClientOptions {
   tokenStore?: TokenStore;
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * The message the wallet signs. Default: the sign-in message of the signer's family, `siwe`
+   * (EIP-4361) for EVM and `siws` (Sign-In With Solana) for Solana, which names the site so
+   * the wallet shows a sign-in request for it and warns on a look-alike page. `plain` signs the
+   * original "Sign this message to authenticate: <nonce>".
+   */
+  messageFormat?: MessageFormat;
+  /**
+   * The site (host[:port]) a SIWE/SIWS message must name, or the SDK refuses to sign it.
+   * Default: the page's host in a browser (`location.host`), else the host of `baseUrl`. Set it
+   * when the API names another site (its `SIGN_IN_DOMAIN`), e.g. the app on `app.example.com`
+   * and the API on `api.example.com`.
+   */
+  signInDomain?: string;
+  /** The EIP-155 chain id a SIWE message names; default the API's `EVM_CHAIN_ID`. */
+  chainId?: number;
 }
+
+export type MessageFormat = 'plain' | 'siwe' | 'siws';
 
 export interface SignalClient {
   /**
@@ -52,7 +70,7 @@ export interface SignalClient {
   /** The two steps of sign-in, for flows that sign elsewhere; `signIn()` runs both. */
   auth: {
     /** `GET /auth/nonce`: a single-use nonce for the wallet and the exact message to sign. */
-    nonce(wallet: string): Promise<Nonce>;
+    nonce(wallet: string, options?: { format?: MessageFormat; chainId?: number }): Promise<Nonce>;
     /** `POST /auth/verify`: exchanges a signed nonce for a token, which the client stores. */
     verify(body: { wallet: string; nonce: string; signature: string }): Promise<Session>;
   };
@@ -107,7 +125,46 @@ async function* walk<T>(
 }
 
 /** A nonce the SDK is willing to put into a message for a wallet to sign (the contract's alphabet). */
-const NONCE_SHAPE = /^[A-Za-z0-9]{16,128}$/;
+const NONCE_SHAPE = /^[A-Za-z0-9]{16,512}$/;
+
+const FAMILY_FORMAT = { evm: 'siwe', solana: 'siws' } as const;
+
+const sameWallet = (a: string, b: string) => a === b || (a.startsWith('0x') && a.toLowerCase() === b.toLowerCase());
+
+/**
+ * Whether `nonce.message` is the text the SDK asked for and no other: the plain message of the
+ * nonce, or a SIWE/SIWS message naming this nonce, this wallet and the expected site. A wallet
+ * prompted in the background (re-auth) must never sign text a server chose freely, such as a
+ * look-alike site relaying another site's login message: the site a sign-in message names is
+ * what the wallet shows and checks against the page, so the SDK holds it to the page too.
+ */
+function isExpectedMessage(
+  nonce: Nonce,
+  expected: { format: MessageFormat; wallet: string; domain: string; chainId: number | undefined },
+): boolean {
+  if (!NONCE_SHAPE.test(nonce.nonce) || !sameWallet(nonce.wallet, expected.wallet)) return false;
+  if (expected.format === 'plain') return nonce.message === buildAuthMessage(nonce.nonce);
+  const fields = parseSignInMessage(nonce.message);
+  if (!fields || fields.format !== expected.format || fields.nonce !== nonce.nonce) return false;
+  if (fields.domain.toLowerCase() !== expected.domain.toLowerCase() || !sameWallet(fields.address, expected.wallet)) {
+    return false;
+  }
+  let uriHost: string;
+  try {
+    uriHost = new URL(fields.uri).host;
+  } catch {
+    return false;
+  }
+  if (uriHost.toLowerCase() !== expected.domain.toLowerCase()) return false;
+  if (expected.chainId !== undefined && fields.chainId !== String(expected.chainId)) return false;
+  return fields.expiresAt.getTime() > fields.issuedAt.getTime();
+}
+
+/** The site a sign-in message must name unless the caller says: the page's, else the API's. */
+function defaultSignInDomain(baseUrl: string): string {
+  const page = (globalThis as { location?: { host?: string } }).location?.host;
+  return page || new URL(baseUrl).host;
+}
 
 /** Codes that mean "the token we sent is no good": a signer fixes both by signing in again. */
 const REJECTED_TOKEN = new Set(['TOKEN_EXPIRED', 'UNAUTHORIZED']);
@@ -159,11 +216,19 @@ export function createClient(options: ClientOptions): SignalClient {
 
   const runSignIn = async (active: Signer): Promise<Session> => {
     const startedAt = epoch;
+    const format = options.messageFormat ?? FAMILY_FORMAT[active.chain];
+    if (format !== 'plain' && format !== FAMILY_FORMAT[active.chain]) {
+      throw new Error(
+        `messageFormat '${format}' is not for ${active.chain} wallets; use '${FAMILY_FORMAT[active.chain]}' or 'plain'`,
+      );
+    }
     const wallet = await active.getAddress();
-    const nonce = await send(() => trpc.auth.nonce.query({ wallet }));
-    // Sign only the contract's message: a wallet prompted in the background (re-auth) must
-    // never be asked to sign text the server chose, such as another site's login message.
-    if (!NONCE_SHAPE.test(nonce.nonce) || nonce.message !== buildAuthMessage(nonce.nonce)) {
+    const chainId = format === 'siwe' ? options.chainId : undefined;
+    const nonce = await send(() =>
+      trpc.auth.nonce.query({ wallet, format, ...(chainId === undefined ? {} : { chainId }) }),
+    );
+    const domain = options.signInDomain ?? defaultSignInDomain(baseUrl);
+    if (!isExpectedMessage(nonce, { format, wallet, domain, chainId })) {
       throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
         status: 200,
       });
@@ -239,7 +304,7 @@ export function createClient(options: ClientOptions): SignalClient {
       return stored && !isExpired(stored) ? { ...stored } : null;
     },
     auth: {
-      nonce: (wallet) => send(() => trpc.auth.nonce.query({ wallet })),
+      nonce: (wallet, nonceOptions = {}) => send(() => trpc.auth.nonce.query({ wallet, ...nonceOptions })),
       verify: (body) => verify(body),
     },
     providers: {

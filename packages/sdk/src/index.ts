@@ -1,5 +1,5 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
-export { type ClientOptions, createClient, type SignalClient } from './client.js';
+export { type ClientOptions, createClient, type MessageFormat, type SignalClient } from './client.js';
 export type { Signer } from './signer.types.js';
 export {
   type KeyValueStorage,
