@@ -134,3 +134,154 @@ export async function injectWallets(page: Page): Promise<{ evm: InjectedWallet; 
   await page.addInitScript(installInjectedWallets);
   return { evm: evm.wallet, solana: solana.wallet };
 }
+
+/**
+ * The page side of discoverable wallets: each EVM wallet answers EIP-6963's
+ * `eip6963:requestProvider` with `eip6963:announceProvider` (and announces once on load); each
+ * Solana wallet registers through the Wallet Standard (`wallet-standard:register-wallet`, and
+ * again on `wallet-standard:app-ready`) with `standard:connect`, `standard:disconnect` and
+ * `solana:signMessage`. Every request goes to the Node-side key of that wallet.
+ */
+function installDiscoverableWallets(wallets: { names: string[]; icon: string }) {
+  type Answer = { ok: unknown } | { rejected: true };
+  const page = globalThis as unknown as Record<string, unknown> & {
+    addEventListener(type: string, listener: (event: { detail?: unknown }) => void): void;
+    dispatchEvent(event: unknown): boolean;
+    CustomEvent: new (type: string, init: { detail: unknown }) => unknown;
+    Event: new (type: string) => unknown;
+  };
+  const bridge = page as unknown as Record<string, (...args: unknown[]) => Promise<Answer>>;
+  const unwrap = async (answer: Promise<Answer>) => {
+    const result = await answer;
+    if ('rejected' in result) throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
+    return result.ok;
+  };
+  wallets.names.forEach((name, index) => {
+    const provider = {
+      async request({ method, params }: { method: string; params?: unknown[] }) {
+        switch (method) {
+          case 'eth_requestAccounts':
+          case 'eth_accounts':
+            return [await unwrap(bridge.__discoverableEvmAddress!(index))];
+          case 'eth_chainId':
+            return '0x1';
+          case 'personal_sign':
+            return unwrap(bridge.__discoverableEvmSign!(index, params?.[0], params?.[1]));
+          default:
+            throw Object.assign(new Error(`${method} is not supported by the test wallet`), { code: 4200 });
+        }
+      },
+      on() {},
+      removeListener() {},
+    };
+    const info = {
+      uuid: `00000000-0000-4000-8000-00000000000${index}`,
+      name: `${name} EVM`,
+      icon: wallets.icon,
+      rdns: `test.${name.toLowerCase()}`,
+    };
+    const announce = () =>
+      page.dispatchEvent(
+        new page.CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }),
+      );
+    page.addEventListener('eip6963:requestProvider', announce);
+    announce();
+
+    const chains = ['solana:mainnet'];
+    let accounts: unknown[] = [];
+    const wallet = {
+      version: '1.0.0',
+      name: `${name} Solana`,
+      icon: wallets.icon,
+      chains,
+      get accounts() {
+        return accounts;
+      },
+      features: {
+        'standard:connect': {
+          version: '1.0.0',
+          async connect() {
+            const address = (await unwrap(bridge.__discoverableSolanaAddress!(index))) as string;
+            const bytes = (await unwrap(bridge.__discoverableSolanaKey!(index))) as number[];
+            accounts = [{ address, publicKey: Uint8Array.from(bytes), chains, features: ['solana:signMessage'] }];
+            return { accounts };
+          },
+        },
+        'standard:disconnect': {
+          version: '1.0.0',
+          async disconnect() {
+            accounts = [];
+          },
+        },
+        'standard:events': { version: '1.0.0', on: () => () => {} },
+        'solana:signMessage': {
+          version: '1.0.0',
+          async signMessage(...inputs: { account: unknown; message: Uint8Array }[]) {
+            const outputs = [];
+            for (const input of inputs) {
+              const signature = (await unwrap(
+                bridge.__discoverableSolanaSign!(index, Array.from(input.message)),
+              )) as number[];
+              outputs.push({ signedMessage: input.message, signature: Uint8Array.from(signature) });
+            }
+            return outputs;
+          },
+        },
+      },
+    };
+    const callback = ({ register }: { register: (w: unknown) => void }) => register(wallet);
+    page.dispatchEvent(new page.CustomEvent('wallet-standard:register-wallet', { detail: callback }));
+    page.addEventListener('wallet-standard:app-ready', (event) =>
+      callback(event.detail as { register: (w: unknown) => void }),
+    );
+  });
+}
+
+/** A 1×1 PNG as a data: URI, the only kind of icon EIP-6963 and the Wallet Standard allow. */
+const ICON =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/**
+ * Several wallets of each family, announced as EIP-6963 providers and Wallet Standard wallets
+ * (named `${name} EVM` / `${name} Solana`), each with its own key in Node; no `window.ethereum`
+ * or `window.solana`. Returns them by name.
+ */
+export async function injectDiscoverableWallets(
+  page: Page,
+  names: string[],
+): Promise<Record<string, { evm: InjectedWallet; solana: InjectedWallet }>> {
+  const made = names.map(() => ({
+    evm: createWallet<PrivateKeyAccount>(
+      () => privateKeyToAccount(generatePrivateKey()),
+      (account) => account.address,
+      (account, message) => account.signMessage({ message: { raw: message } }),
+    ),
+    solanaKey: nacl.sign.keyPair(),
+  }));
+  const solana = made.map(({ solanaKey }) =>
+    createWallet(
+      () => solanaKey,
+      (pair) => bs58.encode(pair.publicKey),
+      async (pair, message) => Array.from(nacl.sign.detached(message, pair.secretKey)),
+    ),
+  );
+  const evmAt = (index: number) => (made[index] as (typeof made)[number]).evm;
+  const solanaAt = (index: number) => solana[index] as (typeof solana)[number];
+  await page.exposeFunction('__discoverableEvmAddress', (index: number) => ({ ok: evmAt(index).wallet.address }));
+  await page.exposeFunction('__discoverableEvmSign', (index: number, data: Hex, address: string) => {
+    const wallet = evmAt(index);
+    if (!isHex(data) || address.toLowerCase() !== wallet.wallet.address.toLowerCase()) {
+      throw new Error(`personal_sign for ${address}, but the wallet holds ${wallet.wallet.address}`);
+    }
+    return wallet.signFor(Buffer.from(data.slice(2), 'hex'));
+  });
+  await page.exposeFunction('__discoverableSolanaAddress', (index: number) => ({ ok: solanaAt(index).wallet.address }));
+  await page.exposeFunction('__discoverableSolanaKey', (index: number) => ({
+    ok: Array.from(bs58.decode(solanaAt(index).wallet.address)),
+  }));
+  await page.exposeFunction('__discoverableSolanaSign', (index: number, bytes: number[]) =>
+    solanaAt(index).signFor(Uint8Array.from(bytes)),
+  );
+  await page.addInitScript(installDiscoverableWallets, { names, icon: ICON });
+  return Object.fromEntries(names.map((name, i) => [name, { evm: evmAt(i).wallet, solana: solanaAt(i).wallet }]));
+}

@@ -24,7 +24,11 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Past the 30-day token lifetime and its 30 s leeway. */
 const PAST_TOKEN_LIFETIME_MS = 31 * DAY_MS;
 const TOKEN_KEY = 'signal-demo.token';
-const SIGN_IN_MESSAGE = /^Sign this message to authenticate: [A-Za-z0-9]{16,}$/;
+/** The app signs in with SIWE / SIWS naming the page's own host (the server's Host, here). */
+const signInMessage = (host: string, account: 'Ethereum' | 'Solana') =>
+  new RegExp(
+    `^${host.replace(/\./g, '\\.')} wants you to sign in with your ${account} account:\n[^\n]+\n\n[^\n]+\n\nURI: http://${host.replace(/\./g, '\\.')}\n`,
+  );
 
 interface ProviderJson {
   id: number;
@@ -167,7 +171,7 @@ describe.skipIf(skip)(`the demo app at / in Chromium (${CHROMIUM})`, () => {
     await expect(session().locator('.chain').textContent()).resolves.toBe('EVM');
     await expect(session().locator('.session-wallet').getAttribute('data-wallet')).resolves.toBe(wallets.evm.address);
     expect(wallets.evm.signed).toHaveLength(1);
-    expect(wallets.evm.signed[0]).toMatch(SIGN_IN_MESSAGE);
+    expect(wallets.evm.signed[0]).toMatch(signInMessage(new URL(page.url()).host, 'Ethereum'));
     const stored = await storedToken();
     expect(stored?.wallet).toBe(wallets.evm.address);
     const me = await call(api, 'GET', '/me', { token: stored?.token });
@@ -285,7 +289,7 @@ describe.skipIf(skip)(`the demo app at / in Chromium (${CHROMIUM})`, () => {
       wallets.solana.address,
     );
     expect(wallets.solana.signed).toHaveLength(1);
-    expect(wallets.solana.signed[0]).toMatch(SIGN_IN_MESSAGE);
+    expect(wallets.solana.signed[0]).toMatch(signInMessage(new URL(page.url()).host, 'Solana'));
     await expect(page.getByTestId('empty').textContent()).resolves.toContain("You don't follow any providers yet");
     const me = await call(api, 'GET', '/me', { token: (await storedToken())?.token });
     expect(me.body).toMatchObject({ wallet: wallets.solana.address, chain: 'solana' });

@@ -22,7 +22,8 @@ interface SessionContextValue {
   /** The banner under the header: a rejected signature, an expired session, … */
   notice: Problem | null;
   dismissNotice(): void;
-  signIn(chain: Chain): Promise<void>;
+  /** Signs in with the family's wallet `walletId` (from installedWallets), default its first. */
+  signIn(chain: Chain, walletId?: string): Promise<void>;
   signOut(): Promise<void>;
   /**
    * Runs a call that needs a user. If the session turns out to be over (expired, or the wallet
@@ -111,12 +112,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return () => window.removeEventListener('storage', onStorage);
   }, [restore]);
 
-  const signIn = useCallback(async (chain: Chain) => {
+  const signIn = useCallback(async (chain: Chain, walletId?: string) => {
     const owner = ++generation.current;
     setNotice(null);
     setSession({ status: 'signing-in', chain });
     try {
-      const active = makeClient(await connectWallet(chain));
+      const active = makeClient(await connectWallet(chain, walletId));
       const { user } = await active.signIn();
       if (generation.current !== owner) return;
       setClient(active);
