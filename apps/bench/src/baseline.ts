@@ -212,7 +212,13 @@ app.get('/auth/nonce', async (req, reply) => {
   }
   const expiresAt = Date.now() + 300_000;
   const nonce = nonces.issue({ wallet: wallet.wallet, expiresAt });
-  return { nonce, message: buildAuthMessage(nonce), ...wallet, expiresAt: new Date(expiresAt).toISOString() };
+  return {
+    nonce,
+    message: buildAuthMessage(nonce),
+    ...wallet,
+    format: 'plain',
+    expiresAt: new Date(expiresAt).toISOString(),
+  };
 });
 
 app.post('/auth/verify', async (req, reply) => {

@@ -118,6 +118,8 @@ export function judge(rows: Map<string, Row>, api: { readyMs: number[]; peakRssM
   ratioAtLeast("raw Solana verification: ≥ 70 % of Node's Ed25519", 'raw-solana', 0.7);
   ratioAtLeast('POST /auth/verify EVM: ≥ 85 % of the baseline', 'verify-evm', 0.85);
   ratioAtLeast('POST /auth/verify Solana: ≥ 85 % of the baseline', 'verify-solana', 0.85);
+  // A SIWE text costs a few hundred bytes more to hash than the plain one, nothing else.
+  ratioAtLeast('POST /auth/verify SIWE: ≥ 90 % of the plain verify on the same service', 'verify-siwe', 0.9);
   // Issuing a nonce stores nothing, so it must cost less than the cheapest read that does.
   const nonce = at('nonce');
   const detail = at('detail');
