@@ -1,6 +1,6 @@
 /**
- * Housekeeping on a schedule: records of used nonces that have expired and ended rate-limit
- * windows are deleted at start
+ * Housekeeping on a schedule: records of used nonces that have expired, ended rate-limit
+ * windows and sessions ended more than a week ago are deleted at start
  * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
  * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
  */
@@ -14,6 +14,11 @@ export const PURGE_INTERVAL_MS = 60_000;
  * takes the nonce for unexpired, and must still find it used. Far above any sane clock skew.
  */
 export const USED_NONCE_RETENTION_MS = 10 * 60_000;
+/**
+ * How long a session is kept after it ends (signed out or expired), for the record of who
+ * signed in from where. Its token is refused all the same once the row is gone.
+ */
+export const ENDED_SESSION_RETENTION_MS = 7 * 24 * 3_600_000;
 
 export interface Maintenance {
   /** Runs a purge now (or joins the one under way). */
@@ -31,8 +36,9 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
         const result = await purgeExpiredAuthState(services.database.db, {
           noncesExpiredBefore: new Date(now.getTime() - USED_NONCE_RETENTION_MS),
           windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
+          sessionsEndedBefore: new Date(now.getTime() - ENDED_SESSION_RETENTION_MS),
         });
-        if (result.nonces + result.rateLimitWindows > 0) services.log.debug(result, 'purged expired auth state');
+        if (result.nonces + result.rateLimitWindows + result.sessions > 0) services.log.debug(result, 'purged expired auth state');
         return result;
       } catch (error) {
         // An outage: the next run catches up. Never a crash from a timer.

@@ -15,6 +15,8 @@ import type {
   Provider,
   ProviderPage,
   ProviderStats,
+  Session,
+  SessionPage,
   TokenResponse,
   User,
   VerifyBody,
@@ -60,16 +62,47 @@ export const user = {
 export const tokenResponse = {
   // A real token with the claims this service issues, signed by the example key of `jwks` below.
   token:
-    'eyJhbGciOiJFZERTQSIsImtpZCI6Ilc2S0x1QzNOa0FObHcxMDVTdG44ZG5HQmVmYnZGYmNaZ2xIYWhqSE5pV0EiLCJ0eXAiOiJKV1QifQ.' +
-    'eyJ3YWxsZXQiOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJjaGFpbiI6ImV2bSIsInN1YiI6IjEiLCJpc3Mi' +
-    'OiJzaWduYWwtYXV0aCIsImF1ZCI6InNpZ25hbC1hcGkiLCJpYXQiOjE3OTU0MjgwMDAsImV4cCI6MTc5ODAyMDAwMCwianRpIjoiNWU1MzQ1MDYt' +
-    'YzA1NC00YjFhLWExNDEtNWI0ZDJiZGRmNmY0In0.' +
-    'LX3UE86knyhzJGoMTE_KshBh4w4QsLMINx3m7pI-LHHSGW7STY-hfw0MyLCExGQgBm1tM8uqIfgzncmT7mECBQ',
+    'eyJhbGciOiJFZERTQSIsImtpZCI6IlhaeFdhZUZDR2oxYWxfcEJKUG40SU1Sb3RObDZNNnpoVVJWcE5jb0J3dEkiLCJ0eXAiOiJKV1QifQ.eyJ3Y' +
+    'WxsZXQiOiIweGYzOUZkNmU1MWFhZDg4RjZGNGNlNmFCODgyNzI3OWNmZkZiOTIyNjYiLCJjaGFpbiI6ImV2bSIsInNpZCI6IjNmNmMxYTllLThiM' +
+    'mQtNGM1Ny05ZTBhLTdkNDFiNWMyZThmMyIsInN1YiI6IjEiLCJpc3MiOiJzaWduYWwtYXV0aCIsImF1ZCI6InNpZ25hbC1hcGkiLCJpYXQiOjE3O' +
+    'TU0MjgwMDAsImV4cCI6MTc5ODAyMDAwMCwianRpIjoiOTM0ZDdiNjctMzliOC00N2I1LWE0ZGYtZjE0MDJlMmJjZTE1In0.' +
+    '0An65cEkfeHip_x8mJ-6MemVrT_xRBrTfjLfQAx0CzbywZ4QzsyGFnJlbt96oqsi7eEge3RbsMctN_rwWSUsBQ',
   tokenType: 'Bearer',
   expiresAt: '2026-12-23T10:00:00.000Z',
   user: { ...user, followingCount: 0 },
   isNewUser: true,
+  sessionId: '3f6c1a9e-8b2d-4c57-9e0a-7d41b5c2e8f3',
 } satisfies TokenResponse;
+
+export const session = {
+  id: '3f6c1a9e-8b2d-4c57-9e0a-7d41b5c2e8f3',
+  createdAt: '2026-11-23T10:00:00.000Z',
+  lastUsedAt: '2026-11-23T10:42:00.000Z',
+  expiresAt: '2026-12-23T10:00:00.000Z',
+  userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+  ip: '203.0.113.7',
+  current: true,
+} satisfies Session;
+
+export const sessionPage = {
+  items: [
+    session,
+    {
+      id: 'c81d4e2a-5f60-4b7e-9a13-2e4f6b8d0c15',
+      createdAt: '2026-11-20T08:15:00.000Z',
+      lastUsedAt: '2026-11-22T19:03:00.000Z',
+      expiresAt: '2026-12-20T08:15:00.000Z',
+      userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+      ip: '198.51.100.23',
+      current: false,
+    },
+  ],
+  page: 1,
+  limit: 20,
+  total: 2,
+  totalPages: 1,
+  nextCursor: null,
+} satisfies SessionPage;
 
 export const provider = {
   id: 5,
@@ -132,8 +165,8 @@ export const jwks = {
     {
       kty: 'OKP',
       crv: 'Ed25519',
-      x: 'CcqelvobO43c7LjzWGWeQCSwP_pZsMkigAfbmxO1_XQ',
-      kid: 'W6KLuC3NkANlw105Stn8dnGBefbvFbcZglHahjHNiWA',
+      x: 'nPHVfOZoUjTqJhSfCRDH9gOYowLm0biUbGqczB77dEY',
+      kid: 'XZxWaeFCGj1al_pBJPn4IMRotNl6M6zhURVpNcoBwtI',
       alg: 'EdDSA',
       use: 'sig',
     },

@@ -61,6 +61,14 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     when: 'the bearer token has expired',
     example: { code: 'TOKEN_EXPIRED', message: 'token has expired; sign in again' },
   },
+  SESSION_REVOKED: {
+    when: "the bearer token's session was signed out (POST /auth/logout, DELETE /me/sessions/{id}) on any server",
+    example: { code: 'SESSION_REVOKED', message: 'this session was signed out; sign in again' },
+  },
+  SESSION_NOT_FOUND: {
+    when: 'the signed-in user has no session with this id (unknown, or another user’s)',
+    example: { code: 'SESSION_NOT_FOUND', message: 'you have no session c81d4e2a-5f60-4b7e-9a13-2e4f6b8d0c15' },
+  },
   WALLET_NOT_FOUND: {
     when: 'the token is valid but its user no longer exists',
     example: { code: 'WALLET_NOT_FOUND', message: 'the user of this token no longer exists; sign in again' },
@@ -104,6 +112,12 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, OpenAPIV3.HeaderOb
       schema: { type: 'string', example: 'Bearer error="invalid_token"' },
     },
   },
+  SESSION_REVOKED: {
+    'WWW-Authenticate': {
+      description: 'Bearer challenge (RFC 6750): the token is no longer valid',
+      schema: { type: 'string', example: 'Bearer error="invalid_token", error_description="session revoked"' },
+    },
+  },
   RATE_LIMITED: {
     'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 42 } },
     RateLimit: {
@@ -128,7 +142,10 @@ const TAGS: OpenAPIV3.TagObject[] = [
       'Sign in with a wallet: get a nonce, sign its message with the wallet, exchange the signature for a ' +
       '30-day bearer token.',
   },
-  { name: 'me', description: 'The signed-in user and the providers it follows (bearer token required).' },
+  {
+    name: 'me',
+    description: 'The signed-in user, its sessions and the providers it follows (bearer token required).',
+  },
   { name: 'providers', description: 'The catalogue of signal providers, their statistics, and following them.' },
   { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
 ];
@@ -198,7 +215,7 @@ const SERVICE_ENDPOINTS: ServiceEndpoint[] = [
 function errorCodesOf(operation: OpenAPIV3.OperationObject, method: string, own: ErrorCode[]): ErrorCode[] {
   const codes = new Set<ErrorCode>(own);
   if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) codes.add('VALIDATION_ERROR');
-  if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED');
+  if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED');
   // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
   if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
   codes.add('INTERNAL_ERROR');

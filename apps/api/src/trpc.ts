@@ -1,5 +1,6 @@
 import { DomainError, type ErrorCode } from '@signal/core';
 import type { TokenClaims } from '@signal/core/token';
+import { touchAndCheckSession } from '@signal/db';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-openapi';
 import type { Context } from './context.js';
@@ -37,9 +38,16 @@ export const signInProcedure = t.procedure.use(async ({ ctx, path, next }) => {
   return result;
 });
 
+export const walletNotFound = () =>
+  new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
+
 const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
 
-/** Requires a valid bearer token; the verified claims are in ctx.auth. */
+/**
+ * Requires a valid bearer token of a live session; the verified claims are in ctx.auth. The
+ * token's signature is checked in memory (and remembered), its session in the database on every
+ * request, so a sign-out on any server refuses the token everywhere from the next request on.
+ */
 export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const header = ctx.req.headers.authorization;
   if (!header) {
@@ -53,6 +61,18 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
     });
   }
-  const auth: TokenClaims = await ctx.services.tokens.verify(match[1]);
+  const { tokens, database, now } = ctx.services;
+  const auth: TokenClaims = await tokens.verify(match[1]);
+  const state = await touchAndCheckSession(database.db, {
+    sessionId: auth.sessionId,
+    userId: auth.userId,
+    now: now(),
+  });
+  if (state === 'revoked') {
+    throw new DomainError('SESSION_REVOKED', 'this session was signed out; sign in again', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="session revoked"' },
+    });
+  }
+  if (state === 'user-not-found') throw walletNotFound();
   return next({ ctx: { ...ctx, auth } });
 });

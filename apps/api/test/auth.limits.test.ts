@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { purgeExpiredAuthState } from '@signal/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
+import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
 import {
   call,
   evmWallet,
@@ -277,6 +277,7 @@ describe('purge of used nonces and ended rate-limit windows', () => {
     purgeExpiredAuthState(api.db.db, {
       noncesExpiredBefore: new Date(at.getTime() - USED_NONCE_RETENTION_MS),
       windowsBefore: new Date(at.getTime() - MINUTE),
+      sessionsEndedBefore: new Date(at.getTime() - ENDED_SESSION_RETENTION_MS),
       ...extra,
     });
 

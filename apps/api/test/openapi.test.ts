@@ -174,13 +174,13 @@ describe('every operation', () => {
     }
   });
 
-  it('is protected by the bearer scheme exactly when its procedure is, and then answers 401 UNAUTHORIZED and TOKEN_EXPIRED', () => {
+  it('is protected by the bearer scheme exactly when its procedure is, and then answers 401 UNAUTHORIZED, TOKEN_EXPIRED and SESSION_REVOKED', () => {
     for (const { openapi, protect } of procedures) {
       const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
       const where = `${openapi.method} ${openapi.path}`;
       if (protect) {
         expect(op.security, where).toEqual([{ bearerAuth: [] }]);
-        expect(Object.keys(errorExamples(op, 401)), where).toEqual(['UNAUTHORIZED', 'TOKEN_EXPIRED']);
+        expect(Object.keys(errorExamples(op, 401)), where).toEqual(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'SESSION_REVOKED']);
         expect(op.responses[401].headers?.['WWW-Authenticate'], where).toBeDefined();
       } else {
         expect(op.security, where).toBeUndefined();
@@ -229,7 +229,12 @@ describe('every operation', () => {
       audience: 'signal-api',
       currentDate: new Date(examples.tokenResponse.user.createdAt),
     });
-    expect(payload).toMatchObject({ sub: String(examples.tokenResponse.user.id), wallet, chain: 'evm' });
+    expect(payload).toMatchObject({
+      sub: String(examples.tokenResponse.user.id),
+      wallet,
+      chain: 'evm',
+      sid: examples.tokenResponse.sessionId,
+    });
     expect(new Date((payload.exp ?? 0) * 1000).toISOString()).toBe(examples.tokenResponse.expiresAt);
   });
 });

@@ -94,6 +94,9 @@ export const TokenResponseSchema = z.object({
   expiresAt: isoTimestamp.describe('When the token stops being accepted (30 days after issue), ISO 8601 UTC'),
   user: UserSchema,
   isNewUser: z.boolean().describe('True when this verification created the user'),
+  sessionId: z
+    .string()
+    .describe('The session this sign-in started (the `current` one in GET /me/sessions); the token names it'),
 });
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
@@ -220,6 +223,64 @@ export const FollowResultSchema = z.object({
 });
 export type FollowResult = z.infer<typeof FollowResultSchema>;
 
+// ── Sessions ────────────────────────────────────────────────────────────────
+
+export const SessionSchema = z.object({
+  id: z.string().describe('Session id'),
+  createdAt: isoTimestamp.describe('Sign-in that started the session, ISO 8601 UTC'),
+  lastUsedAt: isoTimestamp.describe('Latest request with its token, ISO 8601 UTC; written at most once a minute'),
+  expiresAt: isoTimestamp.describe("When the session's token expires, ISO 8601 UTC"),
+  userAgent: z.string().nullable().describe('User-Agent of the sign-in request (first 256 characters), or null'),
+  ip: z.string().nullable().describe('Client address of the sign-in request, as the rate limits see it'),
+  current: z.boolean().describe("True for the session of the token making this request"),
+});
+export type Session = z.infer<typeof SessionSchema>;
+
+export const SessionPageSchema = pageSchema(SessionSchema);
+export type SessionPage = z.infer<typeof SessionPageSchema>;
+
+/** Sessions are listed newest first, by page number or by cursor like the other listings. */
+export const SessionListQuerySchema = CursorPageQuerySchema;
+export type SessionListQuery = z.input<typeof SessionListQuerySchema>;
+
+export const MAX_SESSION_ID_LENGTH = 64;
+
+export const SessionIdParamsSchema = z.object({
+  id: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_SESSION_ID_LENGTH, `must be at most ${MAX_SESSION_ID_LENGTH} characters`)
+    .describe('Session id, from GET /me/sessions or the sign-in response'),
+});
+export type SessionIdParams = z.input<typeof SessionIdParamsSchema>;
+
+export const RevokedSessionSchema = z.object({
+  id: z.string().describe('The session ended'),
+  revoked: z.literal(true),
+});
+export type RevokedSession = z.infer<typeof RevokedSessionSchema>;
+
+export const SIGN_OUT_SCOPES = ['current', 'others', 'all'] as const;
+export type SignOutScope = (typeof SIGN_OUT_SCOPES)[number];
+
+export const LogoutBodySchema = z
+  .object({
+    scope: z
+      .enum(SIGN_OUT_SCOPES)
+      .default('current')
+      .describe(
+        "Which sessions to end: `current` (this token's, the default), `others` (every other live session of the " +
+          'user: "sign out everywhere else") or `all`',
+      ),
+  })
+  .default({});
+export type LogoutBody = z.input<typeof LogoutBodySchema>;
+
+export const LogoutResultSchema = z.object({
+  revoked: z.number().int().nonnegative().describe('How many live sessions this request ended'),
+});
+export type LogoutResult = z.infer<typeof LogoutResultSchema>;
+
 // tRPC checks every input and every answer with these schemas' parseAsync: a compiled check,
 // then zod only for what it does not pass (see schema-check.ts).
 for (const schema of [
@@ -237,6 +298,10 @@ for (const schema of [
   ProviderPageSchema,
   FollowedProviderPageSchema,
   FollowResultSchema,
+  SessionPageSchema,
+  SessionIdParamsSchema,
+  RevokedSessionSchema,
+  LogoutResultSchema,
 ]) {
   parseQuickly(schema);
 }

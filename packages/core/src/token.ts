@@ -31,6 +31,8 @@ export interface TokenClaims {
   wallet: string;
   chain: Chain;
   jti: string;
+  /** The session the token belongs to (claim `sid`); checked against the database per request. */
+  sessionId: string;
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -65,8 +67,21 @@ async function verificationKey(publicKey: KeyObject): Promise<VerificationKey> {
   return { kid, alg, key: publicKey, jwk: { ...exported, kid, alg, use: 'sig' } };
 }
 
+/** Who a token is for and the session it belongs to; `issuedAt` defaults to the clock. */
+export interface TokenSubject {
+  userId: number;
+  wallet: string;
+  chain: Chain;
+  sessionId: string;
+  issuedAt?: Date;
+}
+
 export interface TokenService {
-  issue(subject: { userId: number; wallet: string; chain: Chain }): Promise<IssuedToken>;
+  /** Seconds from issue to expiry: a session started with a token ends with it. */
+  readonly ttlSeconds: number;
+  /** When a token issued at `issuedAt` expires (`exp` has whole seconds). */
+  expiresAt(issuedAt: Date): Date;
+  issue(subject: TokenSubject): Promise<IssuedToken>;
   verify(token: string): Promise<TokenClaims>;
   /** The JSON Web Key Set that verifies every token this service accepts. */
   jwks(): { keys: JWK[] };
@@ -95,11 +110,16 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
 
+  const expiresAtSeconds = (issuedAt: Date) => Math.floor(issuedAt.getTime() / 1000) + ttl;
+
   return {
-    async issue({ userId, wallet, chain }) {
-      const issuedAt = Math.floor(now().getTime() / 1000);
-      const expiresAt = issuedAt + ttl;
-      const token = await new SignJWT({ wallet, chain })
+    ttlSeconds: ttl,
+    expiresAt: (issuedAt) => new Date(expiresAtSeconds(issuedAt) * 1000),
+
+    async issue({ userId, wallet, chain, sessionId, issuedAt: at = now() }) {
+      const issuedAt = Math.floor(at.getTime() / 1000);
+      const expiresAt = expiresAtSeconds(at);
+      const token = await new SignJWT({ wallet, chain, sid: sessionId })
         .setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' })
         .setSubject(String(userId))
         .setIssuer(options.issuer)
@@ -158,11 +178,17 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
       ) {
         throw unauthorized('token claims are malformed');
       }
+      // Tokens issued before sessions existed name none: nothing could ever sign them out, so
+      // they are refused, and the client signs in again (README: sessions).
+      if (typeof payload.sid !== 'string' || payload.sid.length === 0) {
+        throw unauthorized('token was issued before sessions and can no longer be used; sign in again');
+      }
       const claims: TokenClaims = Object.freeze({
         userId,
         wallet: payload.wallet,
         chain: chain.data,
         jti: payload.jti,
+        sessionId: payload.sid,
         issuedAt: new Date((payload.iat as number) * 1000),
         expiresAt: new Date((payload.exp as number) * 1000),
       });

@@ -6,7 +6,12 @@ import { createTokenService, TOKEN_TTL_SECONDS, type TokenService, type TokenSer
 
 const ISSUER = 'signal-test';
 const AUDIENCE = 'signal-test-api';
-const SUBJECT = { userId: 42, wallet: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', chain: 'evm' as const };
+const SUBJECT = {
+  userId: 42,
+  wallet: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  chain: 'evm' as const,
+  sessionId: '5b0e6f9a-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+};
 const DAY = 86_400_000;
 
 interface KeyPems {
@@ -76,6 +81,7 @@ describe.each(ALGORITHMS)('token service with an $name key', ({ name: alg, keyTy
       iat: now,
       exp: now + 3600,
       jti: '00000000-0000-4000-8000-000000000000',
+      sid: SUBJECT.sessionId,
       ...claims,
     })
       .setProtectedHeader({ alg, typ: 'JWT', ...header })
@@ -90,11 +96,19 @@ describe.each(ALGORITHMS)('token service with an $name key', ({ name: alg, keyTy
     expect(claims.wallet).toBe(SUBJECT.wallet);
     expect(claims.chain).toBe('evm');
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(claims.sessionId).toBe(SUBJECT.sessionId);
     expect(claims.expiresAt.getTime()).toBe(issued.expiresAt.getTime());
+    expect(tokens.expiresAt(claims.issuedAt).getTime()).toBe(issued.expiresAt.getTime());
 
     const solana = await tokens.verify(
-      (await tokens.issue({ userId: 7, wallet: 'AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9', chain: 'solana' }))
-        .token,
+      (
+        await tokens.issue({
+          userId: 7,
+          wallet: 'AKnL4NNf3DGWZJS6cPknBuEGnVsV4A4m5tgebLHaRSZ9',
+          chain: 'solana',
+          sessionId: 'other-session',
+        })
+      ).token,
     );
     expect(solana).toMatchObject({
       userId: 7,
@@ -110,11 +124,29 @@ describe.each(ALGORITHMS)('token service with an $name key', ({ name: alg, keyTy
     expect(TOKEN_TTL_SECONDS).toBe(2_592_000);
     expect((payload.exp as number) - (payload.iat as number)).toBe(2_592_000);
     expect(expiresAt.getTime()).toBe((payload.exp as number) * 1000);
-    expect(payload).toMatchObject({ sub: '42', wallet: SUBJECT.wallet, chain: 'evm', iss: ISSUER, aud: AUDIENCE });
+    expect(payload).toMatchObject({
+      sub: '42',
+      wallet: SUBJECT.wallet,
+      chain: 'evm',
+      sid: SUBJECT.sessionId,
+      iss: ISSUER,
+      aud: AUDIENCE,
+    });
     expect(typeof payload.jti).toBe('string');
     // Every token gets its own jti.
     const second = decodePart((await tokens.issue(SUBJECT)).token, 1);
     expect(second.jti).not.toBe(payload.jti);
+  });
+
+  it('refuses a well-signed token that names no session (issued before sessions) as UNAUTHORIZED', async () => {
+    const tokens = await service();
+    for (const sid of [undefined, '', 7]) {
+      const token = await signWith(keys.privatePem, { kid: await currentKid(tokens) }, { sid });
+      const error = await tokens.verify(token).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ code: 'UNAUTHORIZED' });
+      expect((error as DomainError).message).toMatch(/before sessions/);
+    }
   });
 
   it('puts alg and kid in the header', async () => {

@@ -21,53 +21,104 @@ export interface LoginResult {
   isNewUser: boolean;
 }
 
+/** The session a sign-in starts: its id is the token's `sid`, its expiry the token's `exp`. */
+export interface NewSession {
+  id: string;
+  expiresAt: Date;
+  userAgent: string | null;
+  ip: string | null;
+}
+
 /**
- * Records the nonce as used and logs the wallet in, in one statement: the insert into
- * used_nonces takes the nonce's primary key, so of any number of concurrent calls with one
- * nonce (on one server or many) exactly one inserts, the others wait for it and insert nothing.
- * The user is created or stamped from the inserted row, so a nonce is never used without a
- * login or the reverse. Returns null when the nonce was already used.
+ * Records the nonce as used, logs the wallet in and starts its session, in one statement: the
+ * insert into used_nonces takes the nonce's primary key, so of any number of concurrent calls
+ * with one nonce (on one server or many) exactly one inserts, the others wait for it and insert
+ * nothing. The user is created or stamped from the inserted row and the session from the user
+ * row, so a nonce is never used without a login and a session, or the reverse. Returns null
+ * when the nonce was already used.
  * The nonce's authenticity, wallet binding and expiry are the caller's (core's nonce codec).
  */
 export async function recordNonceUseAndLogin(
   db: Kysely<Database>,
-  input: { nonce: string; wallet: string; chain: Chain; expiresAt: Date; now: Date },
+  input: { nonce: string; wallet: string; chain: Chain; expiresAt: Date; now: Date; session: NewSession },
 ): Promise<LoginResult | null> {
-  const values = [input.nonce, input.wallet, input.chain, input.expiresAt, input.now] as const;
-  const [row] = await runCompiled(db, 'recordNonceUseAndLogin', values, (nonce, wallet, chain, expiresAt, at) => {
-    const now = sql<Date>`${at}::timestamptz`;
-    return db
-      .with('consumed', (qb) =>
-        qb
-          .insertInto('used_nonces')
-          .values({ nonce, wallet, expires_at: expiresAt, used_at: at })
-          .onConflict((oc) => oc.column('nonce').doNothing())
-          .returning('wallet'),
-      )
-      .insertInto('users')
-      .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('consumed')
-          .select([
-            'consumed.wallet',
-            sql<Chain>`${chain}::text`.as('chain'),
-            now.as('created_at'),
-            now.as('last_login_at'),
-          ]),
-      )
-      .onConflict((oc) => oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }))
-      .returning([
-        'id',
-        'wallet',
-        'chain',
-        'created_at',
-        'last_login_at',
-        // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
-        sql<boolean>`xmax = 0`.as('inserted'),
-        followingCountColumn,
-      ]);
-  });
+  const { session } = input;
+  const values = [
+    input.nonce,
+    input.wallet,
+    input.chain,
+    input.expiresAt,
+    input.now,
+    session.id,
+    session.expiresAt,
+    session.userAgent,
+    session.ip,
+  ] as const;
+  const [row] = await runCompiled(
+    db,
+    'recordNonceUseAndLogin',
+    values,
+    (nonce, wallet, chain, expiresAt, at, sessionId, sessionExpiresAt, userAgent, ip) => {
+      const now = sql<Date>`${at}::timestamptz`;
+      return db
+        .with('consumed', (qb) =>
+          qb
+            .insertInto('used_nonces')
+            .values({ nonce, wallet, expires_at: expiresAt, used_at: at })
+            .onConflict((oc) => oc.column('nonce').doNothing())
+            .returning('wallet'),
+        )
+        .with('login', (qb) =>
+          qb
+            .insertInto('users')
+            .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
+            .expression((eb) =>
+              eb
+                .selectFrom('consumed')
+                .select([
+                  'consumed.wallet',
+                  sql<Chain>`${chain}::text`.as('chain'),
+                  now.as('created_at'),
+                  now.as('last_login_at'),
+                ]),
+            )
+            .onConflict((oc) =>
+              oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }),
+            )
+            .returning([
+              'id',
+              'wallet',
+              'chain',
+              'created_at',
+              'last_login_at',
+              // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
+              sql<boolean>`xmax = 0`.as('inserted'),
+              followingCountColumn,
+            ]),
+        )
+        .with('started', (qb) =>
+          qb
+            .insertInto('sessions')
+            .columns(['id', 'user_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip'])
+            .expression((eb) =>
+              eb
+                .selectFrom('login')
+                .select([
+                  sql<string>`${sessionId}::text`.as('id'),
+                  'login.id',
+                  now.as('created_at'),
+                  now.as('last_used_at'),
+                  sql<Date>`${sessionExpiresAt}::timestamptz`.as('expires_at'),
+                  sql<string | null>`${userAgent}::text`.as('user_agent'),
+                  sql<string | null>`${ip}::text`.as('ip'),
+                ]),
+            )
+            .returning('id'),
+        )
+        .selectFrom('login')
+        .selectAll();
+    },
+  );
   if (!row) return null;
   return { user: toUser(row), isNewUser: row.inserted };
 }

@@ -12,6 +12,7 @@ export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
+export * from './session.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';
 export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';

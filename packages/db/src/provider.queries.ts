@@ -137,7 +137,7 @@ export async function providerVersion(db: Kysely<Database>, id: number): Promise
  * created_at as the database compares it (microseconds, which a JS Date would round), in a
  * form independent of the session's DateStyle and TimeZone: the cursor's key for that sort.
  */
-const exactTimestamp = (column: string) =>
+export const exactTimestamp = (column: string) =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** How a cursor's key is typed against its column (name compares by code point, as it sorts). */

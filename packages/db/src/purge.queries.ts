@@ -6,6 +6,8 @@ export interface PurgeOptions {
   noncesExpiredBefore: Date;
   /** Rate-limit windows that started before this are over and deleted. */
   windowsBefore: Date;
+  /** Sessions that expired or were signed out before this are deleted (their tokens stay refused). */
+  sessionsEndedBefore: Date;
   /** Rows per DELETE: short statements that hold few locks and never hit the statement timeout. */
   batchSize?: number;
   /** Upper bound on statements per table and run; the next run carries on. */
@@ -15,11 +17,13 @@ export interface PurgeOptions {
 export interface PurgeResult {
   nonces: number;
   rateLimitWindows: number;
+  sessions: number;
 }
 
 /**
  * Deletes the records of used nonces that have expired (an expired nonce is refused before
- * anyone looks for its record) and ended rate-limit windows, in bounded batches. Safe to run from several
+ * anyone looks for its record), ended rate-limit windows and sessions ended long enough ago, in
+ * bounded batches. Safe to run from several
  * servers at once: SKIP LOCKED lets each take rows the others are not deleting.
  */
 export async function purgeExpiredAuthState(db: Kysely<Database>, options: PurgeOptions): Promise<PurgeResult> {
@@ -48,7 +52,18 @@ export async function purgeExpiredAuthState(db: Kysely<Database>, options: Purge
     `.execute(db);
     return Number(result.numAffectedRows ?? 0);
   });
-  return { nonces, rateLimitWindows };
+  // A token whose session row is gone is refused like a signed-out one (session.queries.ts), so
+  // purging an ended session changes no answer but the code's wording.
+  const sessions = await inBatches(maxBatches, batchSize, async () => {
+    const result = await sql`
+      delete from sessions where id in (
+        select id from sessions
+        where expires_at < ${options.sessionsEndedBefore} or revoked_at < ${options.sessionsEndedBefore}
+        limit ${batchSize} for update skip locked)
+    `.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  });
+  return { nonces, rateLimitWindows, sessions };
 }
 
 async function inBatches(maxBatches: number, batchSize: number, batch: () => Promise<number>): Promise<number> {

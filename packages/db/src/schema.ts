@@ -22,6 +22,19 @@ export interface UsedNoncesTable {
   used_at: Timestamp;
 }
 
+/** One per sign-in; the token's `sid` names it. Ended by sign-out (revoked_at) or expiry. */
+export interface SessionsTable {
+  id: string;
+  seq: ColumnType<number, never, never>;
+  user_id: number;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  user_agent: string | null;
+  ip: string | null;
+}
+
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
 export interface RateLimitHitsTable {
   bucket: string;
@@ -74,6 +87,7 @@ export interface CatalogueVersionsTable {
 export const TABLES = [
   'users',
   'used_nonces',
+  'sessions',
   'rate_limit_hits',
   'providers',
   'provider_stats',
@@ -85,6 +99,7 @@ export const TABLES = [
 export interface Database {
   users: UsersTable;
   used_nonces: UsedNoncesTable;
+  sessions: SessionsTable;
   rate_limit_hits: RateLimitHitsTable;
   providers: ProvidersTable;
   provider_stats: ProviderStatsTable;

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import {
   DomainError,
   isDomainError,
+  LogoutBodySchema,
+  LogoutResultSchema,
   NonceQuerySchema,
   NonceResponseSchema,
   TokenResponseSchema,
@@ -10,11 +13,15 @@ import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-c
 import type { NonceRecord } from '@signal/core/nonce';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
-import { isNonceUsed, recordNonceUseAndLogin } from '@signal/db';
+import { isNonceUsed, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
+import { clientAddress } from '../http/client-ip.js';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { signInFields, signInMessage } from '../sign-in.js';
-import { router } from '../trpc.js';
+import { authedProcedure, router } from '../trpc.js';
+
+/** How much of a User-Agent a session keeps: enough to name the browser and system. */
+const USER_AGENT_MAX = 256;
 
 const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
 const USED = 'nonce has already been used';
@@ -144,21 +151,65 @@ export const authRouter = router({
         }
         throw error;
       }
+      // The session is started with the login, so the token's sid exists before the token does.
+      const sessionId = randomUUID();
+      const userAgent = ctx.req.headers['user-agent'];
       const login = await recordNonceUseAndLogin(database.db, {
         nonce: input.nonce,
         wallet: wallet.wallet,
         chain: wallet.chain,
         expiresAt: new Date(opened.record.expiresAt),
         now: at,
+        session: {
+          id: sessionId,
+          expiresAt: tokens.expiresAt(at),
+          userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
+          ip: clientAddress(ctx.req, ctx.services.config.trustProxy),
+        },
       });
       if (!login) throw invalidNonce(USED);
-      const issued = await tokens.issue({ userId: login.user.id, wallet: wallet.wallet, chain: wallet.chain });
+      const issued = await tokens.issue({
+        userId: login.user.id,
+        wallet: wallet.wallet,
+        chain: wallet.chain,
+        sessionId,
+        issuedAt: at,
+      });
       return {
         token: issued.token,
         tokenType: 'Bearer' as const,
         expiresAt: issued.expiresAt.toISOString(),
         user: login.user,
         isNewUser: login.isNewUser,
+        sessionId,
       };
     }),
+
+  logout: authedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/auth/logout',
+        tags: ['auth'],
+        summary: 'Sign out: end this session, the others, or all',
+        description:
+          'Ends sessions of the signed-in user: `scope` `current` (default; no body needed) this token\'s session, ' +
+          '`others` every other live session ("sign out everywhere else"), `all` every one. Their tokens answer ' +
+          '401 `SESSION_REVOKED` from the next request on, on every server sharing the database. Answers how many ' +
+          'live sessions it ended.',
+        protect: true,
+        example: { request: { scope: 'others' }, response: { revoked: 2 } },
+      },
+      errors: ['WALLET_NOT_FOUND'],
+    })
+    .input(LogoutBodySchema)
+    .output(LogoutResultSchema)
+    .mutation(async ({ input, ctx }) => ({
+      revoked: await revokeSessions(ctx.services.database.db, {
+        scope: input.scope,
+        sessionId: ctx.auth.sessionId,
+        userId: ctx.auth.userId,
+        now: ctx.services.now(),
+      }),
+    })),
 });

@@ -1,12 +1,10 @@
-import { CursorPageQuerySchema, DomainError, FollowedProviderPageSchema, UserSchema } from '@signal/core';
+import { CursorPageQuerySchema, FollowedProviderPageSchema, UserSchema } from '@signal/core';
 import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
 import * as examples from '../openapi.examples.js';
 import { resolvePaging } from '../paging.js';
-import { authedProcedure, router } from '../trpc.js';
+import { authedProcedure, router, walletNotFound } from '../trpc.js';
 
-export const walletNotFound = () =>
-  new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
 
 export const meRouter = router({
   get: authedProcedure

@@ -19,8 +19,7 @@ import * as examples from '../openapi.examples.js';
 import { providerKeyType, resolvePaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
-import { router } from '../trpc.js';
-import { walletNotFound } from './me.router.js';
+import { router, walletNotFound } from '../trpc.js';
 
 const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 
