@@ -33,6 +33,8 @@ describe('genuinely signed tokens with claims the server must refuse', () => {
   let kid: string;
   let userId: number;
   let wallet: string;
+  let sessionId: string;
+  let otherUsersSessionId: string;
 
   beforeAll(async () => {
     api = await startApi('postgres', { env: { JWT_PRIVATE_KEY: key.privatePem } });
@@ -40,6 +42,8 @@ describe('genuinely signed tokens with claims the server must refuse', () => {
     const session = await signIn(api, evmWallet());
     userId = session.user.id;
     wallet = session.user.wallet;
+    sessionId = session.sessionId;
+    otherUsersSessionId = (await signIn(api, evmWallet())).sessionId;
   });
   afterAll(async () => {
     await api?.stop();
@@ -57,6 +61,7 @@ describe('genuinely signed tokens with claims the server must refuse', () => {
       iat: now,
       exp: now + 2_592_000,
       jti: randomUUID(),
+      sid: sessionId,
       ...change.claims,
     };
     return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT', ...change.header }).sign(privateKey);
@@ -94,6 +99,17 @@ describe('genuinely signed tokens with claims the server must refuse', () => {
       token = [header, ...genuine.split('.').slice(1)].join('.');
     }
     expectUnauthorized(await me(token));
+  });
+
+  it('a token from before sessions (no sid) → 401 UNAUTHORIZED saying to sign in again', async () => {
+    const reply = await me(await forge({ claims: { sid: undefined } }));
+    expectUnauthorized(reply);
+    expect(reply.body.message).toMatch(/before sessions.*sign in again/);
+  });
+
+  it("a genuine key naming an unknown session, or another user's, → 401 SESSION_REVOKED", async () => {
+    expectUnauthorized(await me(await forge({ claims: { sid: randomUUID() } })), 'SESSION_REVOKED');
+    expectUnauthorized(await me(await forge({ claims: { sid: otherUsersSessionId } })), 'SESSION_REVOKED');
   });
 
   it('iat a few seconds ahead (clock skew between servers) is accepted', async () => {

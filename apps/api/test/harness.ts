@@ -149,15 +149,23 @@ export async function call<T = any>(
 }
 
 /** Runs the whole sign-in flow over REST and returns the verify response body. */
-export async function signIn(api: { url: string }, wallet: TestWallet) {
-  const nonce = await call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet.address)}`);
+export async function signIn(api: { url: string }, wallet: TestWallet, options: { headers?: Record<string, string> } = {}) {
+  const { headers } = options;
+  const nonce = await call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet.address)}`, { headers });
   if (nonce.status !== 200) throw new Error(`nonce failed: ${JSON.stringify(nonce.body)}`);
   const signature = await wallet.sign(nonce.body.message);
   const verify = await call(api, 'POST', '/auth/verify', {
     body: { wallet: wallet.address, nonce: nonce.body.nonce, signature },
+    headers,
   });
   if (verify.status !== 200) throw new Error(`verify failed: ${JSON.stringify(verify.body)}`);
-  return verify.body as { token: string; user: { id: number; wallet: string }; isNewUser: boolean; expiresAt: string };
+  return verify.body as {
+    token: string;
+    user: { id: number; wallet: string };
+    isNewUser: boolean;
+    expiresAt: string;
+    sessionId: string;
+  };
 }
 
 /** Asserts the contract's error shape and returns the body. */
