@@ -38,7 +38,8 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
           windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
           sessionsEndedBefore: new Date(now.getTime() - ENDED_SESSION_RETENTION_MS),
         });
-        if (result.nonces + result.rateLimitWindows + result.sessions > 0) services.log.debug(result, 'purged expired auth state');
+        if (result.nonces + result.rateLimitWindows + result.sessions > 0)
+          services.log.debug(result, 'purged expired auth state');
         return result;
       } catch (error) {
         // An outage: the next run catches up. Never a crash from a timer.

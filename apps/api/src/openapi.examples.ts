@@ -79,7 +79,8 @@ export const session = {
   createdAt: '2026-11-23T10:00:00.000Z',
   lastUsedAt: '2026-11-23T10:42:00.000Z',
   expiresAt: '2026-12-23T10:00:00.000Z',
-  userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+  userAgent:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
   ip: '203.0.113.7',
   current: true,
 } satisfies Session;

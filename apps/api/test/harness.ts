@@ -149,7 +149,11 @@ export async function call<T = any>(
 }
 
 /** Runs the whole sign-in flow over REST and returns the verify response body. */
-export async function signIn(api: { url: string }, wallet: TestWallet, options: { headers?: Record<string, string> } = {}) {
+export async function signIn(
+  api: { url: string },
+  wallet: TestWallet,
+  options: { headers?: Record<string, string> } = {},
+) {
   const { headers } = options;
   const nonce = await call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet.address)}`, { headers });
   if (nonce.status !== 200) throw new Error(`nonce failed: ${JSON.stringify(nonce.body)}`);

@@ -180,7 +180,11 @@ describe('every operation', () => {
       const where = `${openapi.method} ${openapi.path}`;
       if (protect) {
         expect(op.security, where).toEqual([{ bearerAuth: [] }]);
-        expect(Object.keys(errorExamples(op, 401)), where).toEqual(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'SESSION_REVOKED']);
+        expect(Object.keys(errorExamples(op, 401)), where).toEqual([
+          'UNAUTHORIZED',
+          'TOKEN_EXPIRED',
+          'SESSION_REVOKED',
+        ]);
         expect(op.responses[401].headers?.['WWW-Authenticate'], where).toBeDefined();
       } else {
         expect(op.security, where).toBeUndefined();

@@ -83,7 +83,10 @@ describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
       },
     ]);
     // From the laptop, the laptop's session is the current one.
-    expect((await sessions(laptop.token)).body.items.map((s: { current: boolean }) => s.current)).toEqual([false, true]);
+    expect((await sessions(laptop.token)).body.items.map((s: { current: boolean }) => s.current)).toEqual([
+      false,
+      true,
+    ]);
     // Another wallet's sessions are its own.
     const stranger = await signIn(api, solanaWallet());
     expect((await sessions(stranger.token)).body.items.map((s: { id: string }) => s.id)).toEqual([stranger.sessionId]);
@@ -153,7 +156,11 @@ describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
       404,
       'SESSION_NOT_FOUND',
     );
-    expectError(await call(api, 'DELETE', '/me/sessions/not-a-session', { token: mine.token }), 404, 'SESSION_NOT_FOUND');
+    expectError(
+      await call(api, 'DELETE', '/me/sessions/not-a-session', { token: mine.token }),
+      404,
+      'SESSION_NOT_FOUND',
+    );
     expect((await call(api, 'GET', '/me', { token: theirs.token })).status).toBe(200);
     const tooLong = await call(api, 'DELETE', `/me/sessions/${'a'.repeat(65)}`, { token: mine.token });
     expect(expectError(tooLong, 400, 'VALIDATION_ERROR').issues?.[0]?.path).toEqual(['id']);
@@ -235,7 +242,11 @@ describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
     const cursor = (await sessions(token, '?limit=2')).body.nextCursor as string;
     const stranger = await signIn(api, evmWallet());
     expectError(await sessions(stranger.token, `?cursor=${encodeURIComponent(cursor)}`), 400, 'VALIDATION_ERROR');
-    expectError(await call(api, 'GET', `/me/following?cursor=${encodeURIComponent(cursor)}`, { token }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await call(api, 'GET', `/me/following?cursor=${encodeURIComponent(cursor)}`, { token }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await sessions(token, `?page=1&cursor=${encodeURIComponent(cursor)}`), 400, 'VALIDATION_ERROR');
   });
 

@@ -8,7 +8,10 @@
  * Two deliberate differences, both from the issue: `/offset/providers` is the page query with
  * a plain OFFSET (the naive deep page), and `/me` and follow take the user id from the bearer
  * token without checking its signature (the service's token check is what is being priced).
+ * They do check the token's session in the database, with the service's statement, as any
+ * service whose sign-out works must.
  */
+import { randomUUID } from 'node:crypto';
 import { buildAuthMessage } from '@signal/core';
 import { createCursorCodec, cursorSecretFromSigningKey } from '@signal/core/cursor';
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
@@ -151,11 +154,31 @@ function providerId(params: unknown): number | null {
 }
 
 /** The user id of a bearer token, read without verifying it (see the header comment). */
-function bearerUserId(authorization: string | undefined): number | null {
+function bearerSession(authorization: string | undefined): { userId: number; sessionId: string } | null {
   const payload = authorization?.split('.')[1];
   if (!payload) return null;
-  const sub = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).sub;
-  return typeof sub === 'string' && DIGITS.test(sub) ? Number(sub) : null;
+  const { sub, sid } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  return typeof sub === 'string' && DIGITS.test(sub) && typeof sid === 'string'
+    ? { userId: Number(sub), sessionId: sid }
+    : null;
+}
+
+/**
+ * The user id of a bearer token whose session is live: the session's row read by its key, its
+ * last use written when a minute old (the service's statement), or null.
+ */
+async function liveSessionUser(authorization: string | undefined): Promise<number | null> {
+  const session = bearerSession(authorization);
+  if (!session) return null;
+  const now = new Date();
+  const { rows } = await pool.query(
+    `with touched as (
+       update sessions set last_used_at = $3
+       where id = $1 and user_id = $2 and revoked_at is null and last_used_at < $4 returning id)
+     select revoked_at from sessions where id = $1 and user_id = $2`,
+    [session.sessionId, session.userId, now, new Date(now.getTime() - 60_000)],
+  );
+  return rows[0] && rows[0].revoked_at === null ? session.userId : null;
 }
 
 async function followState(userId: number, providerId: number, following: boolean) {
@@ -242,33 +265,57 @@ app.post('/auth/verify', async (req, reply) => {
     if (used.rows.length > 0) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');
     return fail(reply, 401, 'INVALID_SIGNATURE', 'signature is not valid');
   }
+  const sessionId = randomUUID();
   const { rows } = await pool.query(
     `with consumed as (
        insert into used_nonces (nonce, wallet, expires_at, used_at) values ($2, $3, $5, $1)
        on conflict (nonce) do nothing
-       returning wallet)
-     insert into users (wallet, chain, created_at, last_login_at)
-     select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
-     on conflict (wallet) do update set last_login_at = excluded.last_login_at
-     returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
-       (select count(*) from follows f where f.user_id = users.id) as following_count`,
-    [now, nonce, wallet.wallet, wallet.chain, new Date(opened.record.expiresAt)],
+       returning wallet),
+     login as (
+       insert into users (wallet, chain, created_at, last_login_at)
+       select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
+       on conflict (wallet) do update set last_login_at = excluded.last_login_at
+       returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
+         (select count(*) from follows f where f.user_id = users.id) as following_count),
+     started as (
+       insert into sessions (id, user_id, created_at, last_used_at, expires_at, user_agent, ip)
+       select $6, login.id, $1, $1, $7, $8, $9 from login
+       returning id)
+     select * from login`,
+    [
+      now,
+      nonce,
+      wallet.wallet,
+      wallet.chain,
+      new Date(opened.record.expiresAt),
+      sessionId,
+      tokens.expiresAt(now),
+      req.headers['user-agent']?.slice(0, 256) ?? null,
+      req.ip,
+    ],
   );
   const row = rows[0];
   if (!row) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');
-  const issued = await tokens.issue({ userId: row.id, wallet: wallet.wallet, chain: wallet.chain });
+  const issued = await tokens.issue({
+    userId: row.id,
+    wallet: wallet.wallet,
+    chain: wallet.chain,
+    sessionId,
+    issuedAt: now,
+  });
   return {
     token: issued.token,
     tokenType: 'Bearer',
     expiresAt: issued.expiresAt.toISOString(),
     user: toUser(row),
     isNewUser: row.inserted,
+    sessionId,
   };
 });
 
 app.get('/me', async (req, reply) => {
-  const userId = bearerUserId(req.headers.authorization);
-  if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'Bearer token required');
+  const userId = await liveSessionUser(req.headers.authorization);
+  if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'A token of a live session is required');
   const { rows } = await pool.query(
     `select id, wallet, chain, created_at, last_login_at,
        (select count(*) from follows f where f.user_id = users.id) as following_count
@@ -280,8 +327,9 @@ app.get('/me', async (req, reply) => {
 
 app.post('/providers/:id/follow', async (req, reply) => {
   const id = providerId(req.params);
-  const userId = bearerUserId(req.headers.authorization);
-  if (id === null || userId === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  const userId = await liveSessionUser(req.headers.authorization);
+  if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'A token of a live session is required');
   try {
     await pool.query(
       'insert into follows (user_id, provider_id, created_at) values ($1, $2, $3) on conflict (user_id, provider_id) do nothing',
@@ -295,8 +343,9 @@ app.post('/providers/:id/follow', async (req, reply) => {
 
 app.delete('/providers/:id/follow', async (req, reply) => {
   const id = providerId(req.params);
-  const userId = bearerUserId(req.headers.authorization);
-  if (id === null || userId === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid request');
+  const userId = await liveSessionUser(req.headers.authorization);
+  if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'A token of a live session is required');
   await pool.query('delete from follows where user_id = $1 and provider_id = $2', [userId, id]);
   return (await followState(userId, id, false)) ?? fail(reply, 404, 'PROVIDER_NOT_FOUND', 'not found');
 });

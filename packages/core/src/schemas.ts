@@ -232,7 +232,7 @@ export const SessionSchema = z.object({
   expiresAt: isoTimestamp.describe("When the session's token expires, ISO 8601 UTC"),
   userAgent: z.string().nullable().describe('User-Agent of the sign-in request (first 256 characters), or null'),
   ip: z.string().nullable().describe('Client address of the sign-in request, as the rate limits see it'),
-  current: z.boolean().describe("True for the session of the token making this request"),
+  current: z.boolean().describe('True for the session of the token making this request'),
 });
 export type Session = z.infer<typeof SessionSchema>;
 

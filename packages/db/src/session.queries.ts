@@ -5,7 +5,7 @@
 import type { Session } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { type Paging, type PageResult, exactTimestamp, pageResult } from './provider.queries.js';
+import { exactTimestamp, type PageResult, type Paging, pageResult } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 /** How often a session's lastUsedAt is written at most: a busy client does not write per request. */
@@ -105,7 +105,9 @@ export async function listSessions(
     .orderBy('s.created_at', 'desc')
     .orderBy('s.seq', 'desc');
   if (after) {
-    query = query.where(sql<boolean>`(s.created_at, s.seq) < (${after.key}::timestamptz, ${after.id})`).limit(limit + 1);
+    query = query
+      .where(sql<boolean>`(s.created_at, s.seq) < (${after.key}::timestamptz, ${after.id})`)
+      .limit(limit + 1);
   } else {
     query = query.limit(limit).offset(offset);
   }

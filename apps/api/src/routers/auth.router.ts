@@ -193,7 +193,7 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Sign out: end this session, the others, or all',
         description:
-          'Ends sessions of the signed-in user: `scope` `current` (default; no body needed) this token\'s session, ' +
+          "Ends sessions of the signed-in user: `scope` `current` (default; no body needed) this token's session, " +
           '`others` every other live session ("sign out everywhere else"), `all` every one. Their tokens answer ' +
           '401 `SESSION_REVOKED` from the next request on, on every server sharing the database. Answers how many ' +
           'live sessions it ended.',

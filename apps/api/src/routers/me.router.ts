@@ -5,7 +5,6 @@ import * as examples from '../openapi.examples.js';
 import { resolvePaging } from '../paging.js';
 import { authedProcedure, router, walletNotFound } from '../trpc.js';
 
-
 export const meRouter = router({
   get: authedProcedure
     .meta({
