@@ -9,56 +9,18 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { addTies, ORDERS, SORTS, walkByCursor, walkByPage } from './paging.js';
 
-const SORTS = ['followerCount', 'createdAt', 'name', 'id'] as const;
-const ORDERS = ['asc', 'desc'] as const;
-type Page = { items: { id: number; followerCount: number }[]; page: number | null; nextCursor: string | null };
-
-/** Providers that tie with each other on every sort key but id. */
-async function addTies(api: TestApi) {
-  await sql`
-    insert into providers (name, follower_count, created_at)
-    select 'Tied Name', 0, timestamptz '2026-01-02 03:04:05.123456+00' from generate_series(1, 5)
-  `.execute(api.db.db);
-}
-
-async function walkByPage(api: TestApi, query: string, limit: number): Promise<number[]> {
-  const ids: number[] = [];
-  for (let page = 1; ; page += 1) {
-    const reply = await call(api, 'GET', `/providers?${query}&limit=${limit}&page=${page}`);
-    expect(reply.status).toBe(200);
-    if (reply.body.items.length === 0) return ids;
-    ids.push(...reply.body.items.map((p: { id: number }) => p.id));
-  }
-}
-
-/** Walks by cursor from the first page; `between` runs before each further page. */
-async function walkByCursor(
-  get: (cursor: string | null) => Promise<Page & { total: number; totalPages: number; limit: number }>,
-  between?: () => Promise<void>,
-): Promise<Page['items'][]> {
-  const pages: Page['items'][] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const page = await get(cursor);
-    if (cursor === null) expect(page.page).toBe(1);
-    else expect(page.page).toBeNull();
-    expect(page.total).toBeGreaterThan(0);
-    expect(page.totalPages).toBe(Math.ceil(page.total / page.limit));
-    pages.push(page.items);
-    if (page.nextCursor === null) return pages;
-    expect(page.items).toHaveLength(page.limit);
-    cursor = page.nextCursor;
-    await between?.();
-  }
-}
+/** The ids of `GET /providers?<query>` walked by page number. */
+const walkIdsByPage = async (api: TestApi, query: string, limit: number) =>
+  (await walkByPage(api, query, limit)).map((p) => p.id);
 
 async function checkEveryWalk(api: TestApi) {
   const trpc = trpcClient(api);
   for (const sortBy of SORTS) {
     for (const order of ORDERS) {
       const where = `${sortBy} ${order}`;
-      const expected = await walkByPage(api, `sortBy=${sortBy}&order=${order}`, 7);
+      const expected = await walkIdsByPage(api, `sortBy=${sortBy}&order=${order}`, 7);
       expect(new Set(expected).size, where).toBe(expected.length);
       // REST: the first page names the sort; later pages send the cursor alone, or with the same sort.
       let alone = true;
@@ -99,7 +61,7 @@ async function checkEveryWalk(api: TestApi) {
  */
 async function checkWalkWhileCountsChange(api: TestApi, tokens: string[]) {
   for (const order of ORDERS) {
-    const ids = (await walkByPage(api, 'sortBy=id&order=asc', 100)).slice(0, 30);
+    const ids = (await walkIdsByPage(api, 'sortBy=id&order=asc', 100)).slice(0, 30);
     const touched = new Set<number>();
     let step = 0;
     const pages = await walkByCursor(
@@ -125,7 +87,7 @@ async function checkWalkWhileCountsChange(api: TestApi, tokens: string[]) {
       },
     );
     const seen = pages.flat();
-    const all = await walkByPage(api, 'sortBy=id&order=asc', 100);
+    const all = await walkIdsByPage(api, 'sortBy=id&order=asc', 100);
     const untouched = all.filter((id) => !touched.has(id));
     expect(touched.size).toBeGreaterThan(3);
     for (const id of untouched)

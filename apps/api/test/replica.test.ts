@@ -3,6 +3,11 @@
  * own and its replica (pg_createcluster on free ports, pg_basebackup -R), created here and
  * dropped at the end even on failure; the machine's own cluster is not touched.
  *
+ * The catalogue and follow tests' own checks run here on primary + replica: every sort and
+ * order walked by page and by cursor (REST and tRPC, ties included) without a token equals the
+ * primary's walk; follow/unfollow races from several users end with the exact counts, seen by
+ * each follower at once and by public reads once the replica has caught up.
+ *
  * What the replica serves is proven by pausing its replay (pg_wal_replay_pause): a follow
  * committed on the primary is then invisible to public reads (they come from the replica) and
  * visible at once to its user (a token reads the primary), on REST and tRPC; resumed, the
@@ -18,12 +23,16 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi, trpcClient } from './harness.js';
+import { addTies, ORDERS, type Page, type PageItem, SORTS, walkByCursor, walkByPage } from './paging.js';
 
 const missing = replicaToolsMissing();
 if (missing && process.env.CI === 'true') throw new Error(`replica tests cannot run in CI: ${missing}`);
 if (missing) console.warn(`replica tests skipped: ${missing}`);
 
-const PROVIDERS = 12;
+const SEEDED = 12;
+const TIES = 5;
+/** The seeded catalogue plus providers that tie on every sort key but id. */
+const PROVIDERS = SEEDED + TIES;
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -90,8 +99,9 @@ describe.skipIf(missing !== undefined)('public catalogue reads from a streaming 
     await waitForDatabase(replicaUrl);
     api = await startApi('postgres', {
       databaseUrl: primaryUrl,
-      env: { DATABASE_READ_URL: replicaUrl, SEED_PROVIDERS: String(PROVIDERS), METRICS: 'true' },
+      env: { DATABASE_READ_URL: replicaUrl, SEED_PROVIDERS: String(SEEDED), METRICS: 'true' },
     });
+    await addTies(api, TIES);
     ({ token } = await signIn(api, evmWallet()));
     await waitUntil(caughtUp, 10_000, 'replica caught up after the seed');
   }, 120_000);
@@ -111,6 +121,43 @@ describe.skipIf(missing !== undefined)('public catalogue reads from a streaming 
         expect(fromReplica.body.total).toBe(PROVIDERS);
       }
     }
+    expect(await metric(api, 'signal_db_replica_serving')).toBe(1);
+  });
+
+  it("every sort and order, walked by page and by cursor on REST and tRPC, equals the primary's walk", async () => {
+    await waitUntil(caughtUp, 10_000, 'caught up');
+    const publicTrpc = trpcClient(api);
+    const userTrpc = trpcClient(api, token);
+    const limit = 5;
+    for (const sortBy of SORTS) {
+      for (const order of ORDERS) {
+        const where = `${sortBy} ${order}`;
+        const query = `sortBy=${sortBy}&order=${order}`;
+        // The primary's walk (a token reads the primary), then the same walks without one.
+        const primary = await walkByPage(api, query, limit, token);
+        expect(primary, where).toHaveLength(PROVIDERS);
+        expect(await walkByPage(api, query, limit), where).toEqual(primary);
+        const restPath = (cursor: string | null) => `/providers?${cursor ? `cursor=${cursor}` : query}&limit=${limit}`;
+        const byRest = await walkByCursor(async (cursor) => (await call(api, 'GET', restPath(cursor))).body);
+        expect(byRest.flat(), where).toEqual(primary);
+        const byTrpc = await walkByCursor(
+          (cursor) =>
+            publicTrpc.providers.list.query(cursor === null ? { sortBy, order, limit } : { cursor, limit }) as Promise<
+              Page<PageItem>
+            >,
+        );
+        expect(byTrpc.flat(), where).toEqual(primary);
+        // A cursor is the same on both servers: a walk that alternates replica and primary pages.
+        let onPrimary = false;
+        const mixed = await walkByCursor(async (cursor) => {
+          onPrimary = !onPrimary;
+          const input = cursor === null ? { sortBy, order, limit } : { cursor, limit };
+          return (onPrimary ? userTrpc : publicTrpc).providers.list.query(input) as Promise<Page<PageItem>>;
+        });
+        expect(mixed.flat(), where).toEqual(primary);
+      }
+    }
+    // Served by the replica throughout.
     expect(await metric(api, 'signal_db_replica_serving')).toBe(1);
   });
 
@@ -143,6 +190,73 @@ describe.skipIf(missing !== undefined)('public catalogue reads from a streaming 
       await onReplica('select pg_wal_replay_resume()');
     }
     await waitUntil(async () => (await publicCount(id)) === before + 1, 5_000, 'public read caught up');
+  });
+
+  it('follow/unfollow races from several users: exact counts for each follower at once, for the public once caught up', async () => {
+    const [a, b] = [7, 8];
+    const users = await Promise.all(Array.from({ length: 8 }, () => signIn(api, evmWallet())));
+    await waitUntil(caughtUp, 10_000, 'caught up');
+    const [beforeA, beforeB] = [await publicCount(a), await publicCount(b)];
+    // Every user ends following a when its index is even, b unless its index is a multiple of 3.
+    const followsA = (i: number) => i % 2 === 0;
+    const followsB = (i: number) => i % 3 !== 0;
+    const expectedA = beforeA + users.filter((_, i) => followsA(i)).length;
+    const expectedB = beforeB + users.filter((_, i) => followsB(i)).length;
+    const act = async (userToken: string, method: 'POST' | 'DELETE', id: number) => {
+      const reply = await call(api, method, `/providers/${id}/follow`, { token: userToken });
+      expect(reply.status).toBe(200);
+    };
+    await pauseReplay();
+    try {
+      await Promise.all(
+        users.map(async ({ token: userToken }, i) => {
+          await Promise.all([act(userToken, 'POST', a), act(userToken, 'POST', b)]);
+          await act(userToken, 'DELETE', a);
+          await Promise.all([act(userToken, 'POST', a), act(userToken, 'DELETE', b)]);
+          await act(userToken, 'POST', b);
+          if (!followsA(i)) await act(userToken, 'DELETE', a);
+          if (!followsB(i)) await act(userToken, 'DELETE', b);
+        }),
+      );
+      // Each follower, at once: the exact counts and its own follows (the primary).
+      for (const [i, { token: userToken }] of users.entries()) {
+        expect((await call(api, 'GET', `/providers/${a}`, { token: userToken })).body.followerCount).toBe(expectedA);
+        expect((await call(api, 'GET', `/providers/${b}/stats`, { token: userToken })).body.followerCount).toBe(
+          expectedB,
+        );
+        const mine = (await call(api, 'GET', '/me/following', { token: userToken })).body.items.map(
+          (p: { id: number }) => p.id,
+        );
+        expect(mine.includes(a), `user ${i} follows ${a}`).toBe(followsA(i));
+        expect(mine.includes(b), `user ${i} follows ${b}`).toBe(followsB(i));
+      }
+      const viaTrpc = trpcClient(api, users[1]?.token);
+      expect((await viaTrpc.providers.get.query({ id: b })).followerCount).toBe(expectedB);
+      // The public meanwhile: the replica, which has replayed none of it.
+      expect(await publicCount(a)).toBe(beforeA);
+      expect(await publicCount(b)).toBe(beforeB);
+    } finally {
+      await onReplica('select pg_wal_replay_resume()');
+    }
+    await waitUntil(caughtUp, 10_000, 'caught up after the race');
+    // Once caught up, every public read, on both transports, gives the exact counts.
+    expect(await publicCount(a)).toBe(expectedA);
+    expect((await call(api, 'GET', `/providers/${a}/stats`)).body.followerCount).toBe(expectedA);
+    expect((await trpcClient(api).providers.get.query({ id: b })).followerCount).toBe(expectedB);
+    const list = await call(api, 'GET', '/providers?limit=100&sortBy=id&order=asc');
+    const counts = new Map(list.body.items.map((p: PageItem) => [p.id, p.followerCount]));
+    expect([counts.get(a), counts.get(b)]).toEqual([expectedA, expectedB]);
+    // The replica holds exactly the follow rows the counts say.
+    const rows = await onReplica(
+      `select provider_id::int, count(*)::int as n from follows where provider_id in (${a}, ${b}) group by provider_id order by provider_id`,
+    );
+    expect(rows).toEqual([
+      { provider_id: a, n: expectedA },
+      { provider_id: b, n: expectedB },
+    ]);
+    // And the public walk by follower count is the primary's.
+    const query = 'sortBy=followerCount&order=desc';
+    expect(await walkByPage(api, query, 5)).toEqual(await walkByPage(api, query, 5, token));
   });
 
   it('a stopped replica: public reads answer from the primary within 1 s, /ready 200; back when it returns', async () => {
