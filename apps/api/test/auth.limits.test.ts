@@ -301,11 +301,15 @@ describe('purge of used nonces and ended rate-limit windows', () => {
     expect(await countRows(api, 'used_nonces')).toBe(30);
 
     // Nothing is purged while the nonces are live and the window is open.
-    expect(await purgeAt(api.now())).toEqual({ nonces: 0, rateLimitWindows: 0 });
+    expect(await purgeAt(api.now())).toEqual({ nonces: 0, rateLimitWindows: 0, sessions: 0 });
 
     api.advanceClock(api.config.nonceTtlSeconds * 1000 + USED_NONCE_RETENTION_MS + MINUTE);
     // Bounded: one batch of 10 per table when asked for one.
-    expect(await purgeAt(api.now(), { batchSize: 10, maxBatches: 1 })).toEqual({ nonces: 10, rateLimitWindows: 10 });
+    expect(await purgeAt(api.now(), { batchSize: 10, maxBatches: 1 })).toEqual({
+      nonces: 10,
+      rateLimitWindows: 10,
+      sessions: 0,
+    });
     const rest = await purgeAt(api.now(), { batchSize: 10 });
     expect(rest.nonces).toBe(20);
     expect(await countRows(api, 'used_nonces')).toBe(0);
