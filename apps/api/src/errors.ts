@@ -2,7 +2,15 @@
  * The one place a failure becomes a response: REST and tRPC both map errors here, so the
  * contract's code, status, message and headers never depend on the transport.
  */
-import { DomainError, ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '@signal/core';
+import {
+  type BearerChallenge,
+  DomainError,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorIssue,
+  type RateLimitState,
+} from '@signal/core';
 import { isDatabaseUnavailable } from '@signal/db';
 import type { TRPCError } from '@trpc/server';
 import type { ZodError } from 'zod';
@@ -48,10 +56,40 @@ export function validationError(error: ZodError, what = 'request'): WireError {
   return wire('VALIDATION_ERROR', `Invalid ${what}: ${summary}`, { issues });
 }
 
+/** RFC 6750 §3: `Bearer`, then the error and its description as quoted parameters. */
+function bearerChallenge({ error, description }: BearerChallenge): string {
+  const parameters = [
+    ...(error ? [`error="${error}"`] : []),
+    ...(description ? [`error_description="${description}"`] : []),
+  ];
+  return parameters.length > 0 ? `Bearer ${parameters.join(', ')}` : 'Bearer';
+}
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
+ * "follow";q=60;w=60` and `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds
+ * until the window ends). Also sent on answers within the limit (rate-limit.ts).
+ */
+export function rateLimitFields(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${state.policy}";q=${state.quota};w=${state.windowSeconds}`,
+    RateLimit: `"${state.policy}";r=${Math.max(0, state.remaining)};t=${state.resetSeconds}`,
+  };
+}
+
+/** The headers a domain error's fields call for: the one place they are written. */
+function domainErrorHeaders(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.challenge) headers['WWW-Authenticate'] = bearerChallenge(error.challenge);
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error.rateLimit) Object.assign(headers, rateLimitFields(error.rateLimit));
+  return headers;
+}
+
 export function toWireError(error: unknown): WireError {
   const cause = isTrpcError(error) ? (error.cause ?? error) : error;
   if (cause instanceof DomainError) {
-    return wire(cause.code, cause.message, { issues: cause.issues ?? [], headers: cause.headers ?? {} });
+    return wire(cause.code, cause.message, { issues: cause.issues ?? [], headers: domainErrorHeaders(cause) });
   }
   if (isTrpcError(error)) {
     switch (error.code) {

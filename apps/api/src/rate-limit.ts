@@ -13,6 +13,7 @@
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
 import type { Context, Services } from './context.js';
+import { rateLimitFields } from './errors.js';
 import { clientAddress, rateLimitKey } from './http/client-ip.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
 
@@ -30,10 +31,13 @@ export interface RatePolicy {
 }
 
 export function rateLimitHeaders(policy: RatePolicy, remaining: number, resetSeconds: number): Record<string, string> {
-  return {
-    'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`,
-    RateLimit: `"${policy.name}";r=${Math.max(0, remaining)};t=${resetSeconds}`,
-  };
+  return rateLimitFields({
+    policy: policy.name,
+    quota: policy.limit,
+    windowSeconds: RATE_LIMIT_WINDOW_MS / 1000,
+    remaining,
+    resetSeconds,
+  });
 }
 
 /**
@@ -155,8 +159,16 @@ function readCounter(services: Services): WindowCounter {
 }
 
 function rateLimited(message: string, retryAfterSeconds: number, policy: RatePolicy): DomainError {
-  const headers = { 'Retry-After': String(retryAfterSeconds), ...rateLimitHeaders(policy, 0, retryAfterSeconds) };
-  return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, { headers });
+  return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+    rateLimit: {
+      policy: policy.name,
+      quota: policy.limit,
+      windowSeconds: RATE_LIMIT_WINDOW_MS / 1000,
+      remaining: 0,
+      resetSeconds: retryAfterSeconds,
+    },
+  });
 }
 
 /** Whole seconds from `now` until `at`, at least 1 (Retry-After: 0 would invite a busy loop). */

@@ -52,13 +52,13 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const header = ctx.req.headers.authorization;
   if (!header) {
     throw new DomainError('UNAUTHORIZED', 'Authorization header with a Bearer token is required', {
-      headers: { 'WWW-Authenticate': 'Bearer' },
+      challenge: {},
     });
   }
   const match = BEARER.exec(header);
   if (!match?.[1]) {
     throw new DomainError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"', {
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+      challenge: { error: 'invalid_request' },
     });
   }
   const { tokens, database, now } = ctx.services;
@@ -70,7 +70,7 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
   });
   if (state === 'revoked') {
     throw new DomainError('SESSION_REVOKED', 'this session was signed out; sign in again', {
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="session revoked"' },
+      challenge: { error: 'invalid_token', description: 'session revoked' },
     });
   }
   if (state === 'user-not-found') throw walletNotFound();

@@ -29,23 +29,58 @@ export interface ErrorIssue {
   message: string;
 }
 
-/** A failure the client caused or may act on; carries its contract code. */
+/**
+ * What a 401 of an authenticated route tells the client about its bearer token (RFC 6750 §3):
+ * `invalid_request` for a malformed Authorization header, `invalid_token` for a token that is
+ * not (or no longer) accepted; none when no token was sent.
+ */
+export interface BearerChallenge {
+  error?: 'invalid_request' | 'invalid_token';
+  description?: string;
+}
+
+/** Which rate limit refused a request and when its window ends (for the RateLimit fields). */
+export interface RateLimitState {
+  /** The limit's name, e.g. `follow` or `auth.nonce`. */
+  policy: string;
+  /** Requests allowed per window. */
+  quota: number;
+  windowSeconds: number;
+  remaining: number;
+  /** Whole seconds until the window ends. */
+  resetSeconds: number;
+}
+
+export interface DomainErrorOptions {
+  issues?: ErrorIssue[];
+  /** A 401 of an authenticated route: answered with `WWW-Authenticate: Bearer …`. */
+  challenge?: BearerChallenge;
+  /** Seconds the client should wait before trying again (`Retry-After`). */
+  retryAfterSeconds?: number;
+  /** The limit behind a 429 (`RateLimit`, `RateLimit-Policy`). */
+  rateLimit?: RateLimitState;
+  cause?: unknown;
+}
+
+/**
+ * A failure the client caused or may act on; carries its contract code and, as typed fields,
+ * what the answer's headers say (the API's wire mapping turns them into headers, in one place).
+ */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
   readonly code: ErrorCode;
   readonly issues: ErrorIssue[] | undefined;
-  /** Extra response headers the code calls for (WWW-Authenticate, Retry-After). */
-  readonly headers: Record<string, string> | undefined;
+  readonly challenge: BearerChallenge | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly rateLimit: RateLimitState | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { issues?: ErrorIssue[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.issues = options.issues;
-    this.headers = options.headers;
+    this.challenge = options.challenge;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.rateLimit = options.rateLimit;
   }
 
   get status(): number {

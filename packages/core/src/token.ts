@@ -107,7 +107,7 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
 
   const unauthorized = (message: string) =>
     new DomainError('UNAUTHORIZED', message, {
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      challenge: { error: 'invalid_token' },
     });
 
   const expiresAtSeconds = (issuedAt: Date) => Math.floor(issuedAt.getTime() / 1000) + ttl;
@@ -159,7 +159,7 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
         if (error instanceof DomainError) throw error;
         if (error instanceof errors.JWTExpired) {
           throw new DomainError('TOKEN_EXPIRED', 'token has expired; sign in again', {
-            headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="token expired"' },
+            challenge: { error: 'invalid_token', description: 'token expired' },
           });
         }
         throw unauthorized('token is invalid');

@@ -49,7 +49,7 @@ async function expectAuthError(promise: Promise<unknown>, code: 'UNAUTHORIZED' |
   const error = await rejection(promise);
   expect(error.code).toBe(code);
   expect(error.status).toBe(401);
-  expect(error.headers?.['WWW-Authenticate']).toMatch(/^Bearer/);
+  expect(error.challenge).toMatchObject({ error: 'invalid_token' });
 }
 
 const ALGORITHMS = [

@@ -48,6 +48,7 @@ async function verifySignature(
           'The chain node is unavailable; retry shortly (the nonce is still valid)',
           {
             cause: error,
+            retryAfterSeconds: 1,
           },
         );
       }
