@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_SIGN_IN_STATEMENT, isSignInDomain } from '@signal/core';
 import { z } from 'zod';
-import { parseTrustProxy, type TrustProxy } from './http/client-ip.js';
+import { parseTrustProxy, type TrustProxy } from './client-address.js';
 import { defaultMaxConnections } from './http/connection-limits.js';
 
 const integer = (min: number, max: number) =>

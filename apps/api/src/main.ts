@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
-import { createServer } from './http/server.js';
+import { createServer } from './server.js';
 import { stopOnSignals } from './shutdown.js';
 
 async function main() {

@@ -14,7 +14,7 @@ import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
 import type { Context, Services } from './context.js';
 import { rateLimitFields } from './errors.js';
-import { clientAddress, rateLimitKey } from './http/client-ip.js';
+import { clientAddress, rateLimitKey } from './client-address.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import { isIP, type Socket } from 'node:net';
-import { rateLimitKey, type TrustProxy } from './client-ip.js';
+import { rateLimitKey, type TrustProxy } from '../client-address.js';
 
 export interface ConnectionLimits {
   /** Total open connections; beyond it node closes new ones at once. */

@@ -14,7 +14,7 @@ import type { NonceRecord } from '@signal/core/nonce';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
 import { isNonceUsed, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
-import { clientAddress } from '../http/client-ip.js';
+import { clientAddress } from '../client-address.js';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { signInFields, signInMessage } from '../sign-in.js';
