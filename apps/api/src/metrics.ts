@@ -19,7 +19,7 @@ import { sendError } from './http/respond.js';
 export const NO_ROUTE = '(none)';
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** Seconds; from a cached answer (≈0.2 ms) to the 10 s statement timeout. */
+/** Seconds; from a cached answer (well under a millisecond) to the 10 s statement timeout. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface Metrics {

@@ -1,15 +1,15 @@
 /**
  * Compile once, run many. Kysely builds a query's operation tree and compiles it to SQL on
- * every call: ≈20 µs for a provider lookup, ≈40 µs for a catalogue page, a tenth of such a
- * request's CPU in the service. A hot query has one shape per key (the values change, the SQL
+ * every call, a tenth of a catalogue request's CPU in the service (figures: BENCH.md, "Where
+ * the service's CPU went"). A hot query has one shape per key (the values change, the SQL
  * does not), so it is compiled on first use with placeholders in place of its values, and
  * later calls only put their values into the parameter list. PostgreSQL and PGlite compile
  * to the same SQL, so one cache serves both backends.
  *
  * On PostgreSQL the compiled SQL then goes straight to the pg pool, as a named prepared
  * statement: Kysely's executor and connection provider add a dozen promise hops per query, and
- * PostgreSQL spends longer planning these short queries than running them (≈0.1 ms against
- * ≈0.05 ms for a lookup by id), a plan a prepared statement can keep. Transactions and PGlite
+ * PostgreSQL spends longer planning these short queries than running them, a plan a prepared
+ * statement can keep. Transactions and PGlite
  * (one connection, which Kysely's driver serialises) keep going through Kysely.
  */
 import { createHash } from 'node:crypto';

@@ -148,7 +148,7 @@ class PooledPostgresDialect extends PostgresDialect {
 
 /**
  * `pool.query({ name, text, values })`, without its cost: pg copies a config object through
- * its property descriptors (≈1.5-4 µs, the largest single cost of a lookup by id in node).
+ * its property descriptors, the largest single cost of a lookup by id in node (BENCH.md).
  * A Query built from the text alone skips that copy; its name, read when it is sent, makes it
  * the same named prepared statement. The pool then runs it as any query it is handed, calling
  * back with its result.
