@@ -1,7 +1,8 @@
 /**
  * Every error row of the contract's Auth section, over real HTTP with real signatures:
  * status and code of each failure, the order in which the checks answer, and the transport
- * errors (unknown path or method, body size, content type, JSON) around them.
+ * errors (unknown path or method, body size, content type, JSON) around them. PostgreSQL; the
+ * nonce's own checks (tampered, expired, another wallet's) on PGlite as well.
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
@@ -35,18 +36,20 @@ function expectFailure(reply: Reply, status: number, code: string) {
   return expectError(reply, status, code);
 }
 
-async function issueNonce(wallet: string) {
-  const reply = await call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`);
+async function issueNonceOn(server: TestApi, wallet: string) {
+  const reply = await call(server, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`);
   expect(reply.status).toBe(200);
   return reply.body as { nonce: string; message: string; wallet: string };
 }
+const issueNonce = (wallet: string) => issueNonceOn(api, wallet);
 
-const verify = (body: unknown, headers?: Record<string, string>) =>
-  call(api, 'POST', '/auth/verify', { body, ...(headers ? { headers } : {}) });
+const verifyOn = (server: TestApi, body: unknown, headers?: Record<string, string>) =>
+  call(server, 'POST', '/auth/verify', { body, ...(headers ? { headers } : {}) });
+const verify = (body: unknown, headers?: Record<string, string>) => verifyOn(api, body, headers);
 
 /** Verify with the wallet's own signature of the nonce's message. */
-const verifySigned = async (wallet: TestWallet, nonce: { nonce: string; message: string }) =>
-  verify({ wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) });
+const verifySigned = async (wallet: TestWallet, nonce: { nonce: string; message: string }, server = api) =>
+  verifyOn(server, { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) });
 
 const rawVerify = (rawBody: string, contentType = 'application/json') =>
   call(api, 'POST', '/auth/verify', { rawBody, headers: { 'content-type': contentType } });
@@ -208,63 +211,94 @@ describe('POST /auth/verify: nonce', () => {
     expect((await verify(body)).status).toBe(200);
     expectFailure(await verify(body), 401, 'INVALID_NONCE');
   });
+});
 
-  it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
-    const wallet = evmWallet();
-    const issued = await issueNonce(wallet.address);
-    const flip = (c: string) => (c === 'a' ? 'b' : 'a');
-    const middle = Math.floor(issued.nonce.length / 2);
-    for (const nonce of [
-      flip(issued.nonce[0]!) + issued.nonce.slice(1),
-      issued.nonce.slice(0, middle) + flip(issued.nonce[middle]!) + issued.nonce.slice(middle + 1),
-      issued.nonce.slice(0, -1) + flip(issued.nonce.at(-1)!),
-      issued.nonce.slice(0, -1),
-      `${issued.nonce}a`,
-    ]) {
+// The nonce is checked in memory (its MAC, wallet binding and expiry) before any database
+// work, so these answers must not depend on the backend.
+describe.each(['postgres', 'pglite'] as const)(
+  'POST /auth/verify: tampered, expired, misdirected nonces on %s',
+  (backend) => {
+    let server: TestApi;
+    beforeAll(async () => {
+      server = backend === 'postgres' ? api : await startApi('pglite');
+    });
+    afterAll(async () => {
+      if (server !== api) await server?.stop();
+    });
+
+    it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
+      const wallet = evmWallet();
+      const issued = await issueNonceOn(server, wallet.address);
+      const flip = (c: string) => (c === 'a' ? 'b' : 'a');
+      const middle = Math.floor(issued.nonce.length / 2);
+      for (const nonce of [
+        flip(issued.nonce[0]!) + issued.nonce.slice(1),
+        issued.nonce.slice(0, middle) + flip(issued.nonce[middle]!) + issued.nonce.slice(middle + 1),
+        issued.nonce.slice(0, -1) + flip(issued.nonce.at(-1)!),
+        issued.nonce.slice(0, -1),
+        `${issued.nonce}a`,
+      ]) {
+        expectFailure(
+          await verifyOn(server, {
+            wallet: wallet.address,
+            nonce,
+            signature: await wallet.sign(`Sign this message to authenticate: ${nonce}`),
+          }),
+          401,
+          'INVALID_NONCE',
+        );
+      }
+      // The real one is untouched by those attempts.
+      expect((await verifySigned(wallet, issued, server)).status).toBe(200);
+    });
+
+    it('expired nonce → 401 INVALID_NONCE', async () => {
+      const wallet = solanaWallet();
+      const nonce = await issueNonceOn(server, wallet.address);
+      server.advanceClock(server.config.nonceTtlSeconds * 1000 + 1_000);
       expectFailure(
-        await verify({
+        await verifyOn(server, {
           wallet: wallet.address,
-          nonce,
-          signature: await wallet.sign(`Sign this message to authenticate: ${nonce}`),
+          nonce: nonce.nonce,
+          signature: await wallet.sign(nonce.message),
         }),
         401,
         'INVALID_NONCE',
       );
-    }
-    // The real one is untouched by those attempts.
-    expect((await verifySigned(wallet, issued)).status).toBe(200);
-  });
+    });
 
-  it('expired nonce → 401 INVALID_NONCE', async () => {
-    const wallet = solanaWallet();
-    const nonce = await issueNonce(wallet.address);
-    api.advanceClock(301_000);
-    expectFailure(
-      await verify({ wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) }),
-      401,
-      'INVALID_NONCE',
-    );
-  });
-
-  it('nonce issued for another wallet → 401 INVALID_NONCE, and stays usable by its own wallet', async () => {
-    const owner = evmWallet();
-    const other = evmWallet();
-    const nonce = await issueNonce(owner.address);
-    expectFailure(
-      await verify({ wallet: other.address, nonce: nonce.nonce, signature: await other.sign(nonce.message) }),
-      401,
-      'INVALID_NONCE',
-    );
-    const solana = solanaWallet();
-    expectFailure(
-      await verify({ wallet: solana.address, nonce: nonce.nonce, signature: await solana.sign(nonce.message) }),
-      401,
-      'INVALID_NONCE',
-    );
-    const ok = await verify({ wallet: owner.address, nonce: nonce.nonce, signature: await owner.sign(nonce.message) });
-    expect(ok.status).toBe(200);
-  });
-});
+    it('nonce issued for another wallet → 401 INVALID_NONCE, and stays usable by its own wallet', async () => {
+      const owner = evmWallet();
+      const other = evmWallet();
+      const nonce = await issueNonceOn(server, owner.address);
+      expectFailure(
+        await verifyOn(server, {
+          wallet: other.address,
+          nonce: nonce.nonce,
+          signature: await other.sign(nonce.message),
+        }),
+        401,
+        'INVALID_NONCE',
+      );
+      const solana = solanaWallet();
+      expectFailure(
+        await verifyOn(server, {
+          wallet: solana.address,
+          nonce: nonce.nonce,
+          signature: await solana.sign(nonce.message),
+        }),
+        401,
+        'INVALID_NONCE',
+      );
+      const ok = await verifyOn(server, {
+        wallet: owner.address,
+        nonce: nonce.nonce,
+        signature: await owner.sign(nonce.message),
+      });
+      expect(ok.status).toBe(200);
+    });
+  },
+);
 
 describe('POST /auth/verify: signature', () => {
   const hexOf = (base58: string) => `0x${Buffer.from(bs58.decode(base58)).toString('hex')}`;

@@ -3,12 +3,17 @@
  * the per-address cap while another address is served; the total cap holds; and stalled
  * sockets (silent, slow headers, slow body, idle keep-alive) close within a second of their
  * configured timeouts (short ones here, set through the same variables as in production).
+ * Without MAX_CONNECTIONS, the built server started under `ulimit -n` holds exactly the cap
+ * derived from that descriptor limit.
  */
+import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Backend } from '@signal/db';
+import { createScratchDatabase } from '@signal/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from './harness.js';
+import { spawnApi } from './process.js';
 
 const PER_ADDRESS = 10;
 const TOTAL = 35;
@@ -154,3 +159,45 @@ function connectionTests(backend: Backend) {
 
 connectionTests('postgres');
 connectionTests('pglite');
+
+describe('the default total cap, sized from the descriptor limit (built server, PostgreSQL)', () => {
+  /** The cap connection-limits.ts derives: the limit less a reserve (≥ 64) and the pool (10 by default). */
+  const expectedCap = (descriptors: number) => descriptors - (Math.max(64, Math.ceil(descriptors / 10)) + 10);
+
+  // Below ≈400 descriptors node cannot even load the server's modules (its ESM loader opens the
+  // module graph's files concurrently: EMFILE), so the limits here are 512 and the common 1,024.
+  it.each([512, 1024])(
+    'ulimit -n %i: holds its cap of idle sockets, refuses the rest, then serves again',
+    async (limit) => {
+      const cap = expectedCap(limit);
+      const scratch = await createScratchDatabase();
+      const api = await spawnApi(
+        { DATABASE_URL: scratch.url, SEED_PROVIDERS: '3', MAX_CONNECTIONS_PER_ADDRESS: '0' },
+        { descriptorLimit: limit },
+      );
+      try {
+        const held = await Promise.all(Array.from({ length: cap + 20 }, () => open(api.url, '127.0.0.1')));
+        const refused = await Promise.all(held.map((h) => closedWithin(h, 500)));
+        const kept = refused.filter((r) => !r).length;
+        // The start-up's /health polls may still hold a keep-alive connection of their own.
+        expect(kept).toBeLessThanOrEqual(cap);
+        expect(kept).toBeGreaterThanOrEqual(cap - 2);
+        // At the cap the reserve is left: descriptors for every pool connection (10) and more,
+        // so a request on a held connection still reads the database.
+        expect(limit - readdirSync(`/proc/${api.child.pid}/fd`).length).toBeGreaterThanOrEqual(10);
+        const alive = held.find((_, i) => !refused[i]) as Held;
+        const answer = new Promise<string>((resolve) => alive.socket.once('data', (chunk) => resolve(String(chunk))));
+        alive.socket.write('GET /providers?limit=100 HTTP/1.1\r\nHost: x\r\n\r\n');
+        expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
+        for (const h of held) h.socket.destroy();
+        await Promise.all(held.map((h) => h.closed));
+        await tick(100);
+        expect(await get(`${api.url}/providers`, '127.0.0.1')).toBe(200);
+        expect(api.child.exitCode).toBeNull();
+      } finally {
+        await api.crash();
+        await scratch.drop();
+      }
+    },
+  );
+});

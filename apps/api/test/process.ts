@@ -44,12 +44,19 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `node dist/main.js` with `env` (plus a free PORT and a private DATA_DIR unless given)
  * and waits until /health answers. Stops it with SIGKILL if it is still running when the
- * returned `dispose` runs.
+ * returned `dispose` runs. `descriptorLimit` starts it as `ulimit -n <limit>; exec node …` does.
  */
-export async function spawnApi(env: Record<string, string>, options: { startTimeoutMs?: number } = {}) {
+export async function spawnApi(
+  env: Record<string, string>,
+  options: { startTimeoutMs?: number; descriptorLimit?: number } = {},
+) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'signal-api-proc-')));
-  const child = spawn(process.execPath, [MAIN], {
+  const [command, args] =
+    options.descriptorLimit === undefined
+      ? [process.execPath, [MAIN]]
+      : ['/bin/sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(options.descriptorLimit), process.execPath, MAIN]];
+  const child = spawn(command, args, {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',

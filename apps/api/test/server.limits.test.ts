@@ -143,6 +143,32 @@ describe('CORS with an allow-list', () => {
     expect((await preflight(allowed, '/trpc/providers.follow')).status).toBe(204);
   });
 
+  it("a preflight asking for tRPC's own headers (trpc-accept, x-trpc-source) allows each of them", async () => {
+    const requested = ['content-type', 'trpc-accept', 'x-trpc-source', 'authorization'];
+    for (const [path, method] of [
+      ['/trpc/providers.list', 'GET'],
+      ['/trpc/providers.follow,providers.unfollow?batch=1', 'POST'],
+    ] as const) {
+      const reply = await httpCall(api.url, {
+        method: 'OPTIONS',
+        path,
+        headers: {
+          origin: allowed,
+          'access-control-request-method': method,
+          'access-control-request-headers': requested.join(','),
+        },
+      });
+      expect(reply.status, path).toBe(204);
+      expect(reply.headers['access-control-allow-origin']).toBe(allowed);
+      // Header names compare without regard to case (Fetch's CORS check).
+      const allowedHeaders = String(reply.headers['access-control-allow-headers'])
+        .split(',')
+        .map((name) => name.trim().toLowerCase());
+      for (const name of requested) expect(allowedHeaders, `${path}: ${name}`).toContain(name);
+      expect(reply.headers['access-control-allow-methods']).toContain(method);
+    }
+  });
+
   it('a preflight from any other origin gets no CORS headers', async () => {
     for (const origin of ['https://evil.example', 'https://app.example.evil', 'http://app.example', 'null']) {
       const reply = await preflight(origin);
