@@ -3,10 +3,27 @@
  * account deployed from SmartWallets.sol, and a counterfactual one behind its CREATE2 factory
  * signing with an EIP-6492 wrapper. The service reaches the node through a TCP proxy the test
  * cuts (a stopped node) and stalls (a node that never answers).
+ *
+ * The SDK as an app uses it: `evmSigner(walletClient)` over a viem WalletClient whose EIP-1193
+ * provider is the smart wallet (personal_sign answered with the wallet's own 1271 or 6492
+ * signature) signs in unchanged, as the contract address. The SDK is imported from its build
+ * (packages/sdk/dist, made by `pnpm build`): @signal/sdk cannot be a dependency of @signal/api,
+ * as the SDK's own tests depend on the API (turbo refuses a cycle).
  */
-import { type Address, encodeFunctionData, type Hex, keccak256, serializeErc6492Signature, toHex } from 'viem';
+import {
+  type Address,
+  createWalletClient,
+  custom,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  serializeErc6492Signature,
+  toHex,
+} from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmSigner } from '../../../packages/sdk/dist/evm.js';
+import { createClient } from '../../../packages/sdk/dist/index.js';
 import { type Anvil, contracts, deploy, startAnvil } from './chain/anvil.js';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -56,6 +73,26 @@ async function counterfactual(owner: PrivateKeyAccount) {
   });
   const wrap = (signature: Hex) => serializeErc6492Signature({ address: factory, data: factoryData, signature });
   return { address, wrap };
+}
+
+/**
+ * A smart wallet as a dapp sees it: an EIP-1193 provider whose only account is the contract,
+ * answering personal_sign with the wallet's own signature of the bytes asked for. Keeps every
+ * message it signed.
+ */
+function smartWalletProvider(address: Address, sign: (message: { raw: Hex }) => Promise<Hex>) {
+  const signed: string[] = [];
+  const request = async ({ method, params }: { method: string; params?: unknown }) => {
+    if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
+    if (method === 'personal_sign') {
+      const [data, from] = params as [Hex, Address];
+      if (from.toLowerCase() !== address.toLowerCase()) throw new Error(`personal_sign for ${from}`);
+      signed.push(Buffer.from(data.slice(2), 'hex').toString('utf8'));
+      return sign({ raw: data });
+    }
+    throw new Error(`the test wallet does not answer ${method}`);
+  };
+  return { request, signed };
 }
 
 describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (backend) => {
@@ -140,6 +177,34 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
     expect((await verify(api, account.address, nonce, account.wrap(await owner.signMessage({ message })))).status).toBe(
       200,
     );
+  });
+
+  it('the SDK signs in through evmSigner(walletClient) unchanged: a deployed 1271 wallet and a counterfactual 6492 one', async () => {
+    // Deployed: the wallet answers with the signature its isValidSignature accepts (the owner's).
+    const deployed = smartWalletProvider(wallet1271, (message) => owner.signMessage({ message }));
+    const withAccount = createWalletClient({ account: wallet1271, transport: custom(deployed) });
+    const client = createClient({ baseUrl: api.url, signer: evmSigner(withAccount) });
+    const session = await client.signIn();
+    expect(session.user.wallet).toBe(wallet1271);
+    expect((await client.me.get()).wallet).toBe(wallet1271);
+    // The SDK's default message: SIWE naming this site and the contract as the signing address.
+    expect(deployed.signed).toHaveLength(1);
+    expect(deployed.signed[0]).toContain(
+      `${new URL(api.url).host} wants you to sign in with your Ethereum account:\n${wallet1271}\n`,
+    );
+
+    // Counterfactual: the wallet wraps the owner's signature with its factory call (EIP-6492);
+    // a client without an account asks the wallet for its address first.
+    const account = await counterfactual(owner);
+    const undeployed = smartWalletProvider(account.address, async (message) =>
+      account.wrap(await owner.signMessage({ message })),
+    );
+    const noAccount = createWalletClient({ transport: custom(undeployed) });
+    const plain = createClient({ baseUrl: api.url, signer: evmSigner(noAccount), messageFormat: 'plain' });
+    expect((await plain.signIn()).user.wallet).toBe(account.address);
+    expect(undeployed.signed[0]).toMatch(/^Sign this message to authenticate: [A-Za-z0-9]+$/);
+    expect((await plain.me.get()).wallet).toBe(account.address);
+    expect(await anvil.client.getCode({ address: account.address })).toBeUndefined();
   });
 
   it('malformed long signatures → 401, not 500', async () => {
