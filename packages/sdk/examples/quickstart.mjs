@@ -1,5 +1,5 @@
 // Quick start for scripts: sign in with a freshly generated wallet, then list, follow and
-// unfollow providers on a running API.
+// unfollow providers, list its sessions and sign out on a running API.
 //
 //   pnpm start                                   # in one terminal: the API on :3000
 //   pnpm --filter @signal/sdk example            # EVM wallet (viem LocalAccount)
@@ -53,8 +53,14 @@ try {
   console.log(`unfollowed #${top.id}: back to ${unfollowed.followerCount} followers`);
   check(!unfollowed.following && unfollowed.followerCount === top.followerCount, 'unfollow did not count');
 
-  await signal.signOut();
-  console.log('\nsigned out; done.');
+  const sessions = await signal.sessions.list();
+  const here = sessions.items.find((session) => session.current);
+  console.log(`\n${sessions.total} session(s); this one from ${here?.userAgent ?? 'an unknown agent'}`);
+  check(here !== undefined, 'the session list does not show this session');
+
+  const signedOut = await signal.signOut();
+  check(signedOut.serverConfirmed && signedOut.revoked === 1, 'the API did not end the session');
+  console.log('signed out (the token is refused from now on); done.');
 } catch (error) {
   if (isSignalApiError(error)) {
     console.error(`API error ${error.code} (HTTP ${error.status}): ${error.message}`);

@@ -5,6 +5,8 @@ import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
 import type {
+  ActiveSession,
+  ActiveSessionPage,
   FollowedProvider,
   FollowedProviderPage,
   FollowResult,
@@ -15,7 +17,9 @@ import type {
   ProviderListQuery,
   ProviderPage,
   ProviderStats,
+  RevokedSession,
   Session,
+  SignOutScope,
   User,
 } from './wire.types.js';
 
@@ -52,6 +56,26 @@ export interface ClientOptions {
 
 export type MessageFormat = 'plain' | 'siwe' | 'siws';
 
+/** What `signOut()` did. */
+export interface SignOutResult {
+  /** How many sessions the API ended (0 when it was not asked or did not answer). */
+  revoked: number;
+  /**
+   * True when the API answered and ended the sessions of the scope. False when no request was
+   * made (no token was stored) or the request failed (see `error`): the token is forgotten
+   * here all the same, but if the API could not be reached a copy of it is still accepted
+   * until it expires.
+   */
+  serverConfirmed: boolean;
+  /**
+   * Why the API did not confirm: `NETWORK_ERROR` when it could not be reached;
+   * `SESSION_REVOKED`, `TOKEN_EXPIRED` or `UNAUTHORIZED` when it already refused the token (so
+   * this session was over, but with scope `all` the others were not ended); any other code it
+   * answered. Absent when confirmed or when no token was stored.
+   */
+  error?: SignalApiError;
+}
+
 export interface SignalClient {
   /**
    * Runs the sign-in flow with the client's signer (nonce → signature → verify) and stores the
@@ -60,10 +84,20 @@ export interface SignalClient {
    */
   signIn(): Promise<Session>;
   /**
-   * Forgets the token; a sign-in still in flight will not store its token either. A later
-   * authenticated call signs in again if the client has a signer.
+   * Signs out (`POST /auth/logout`) and says how it went; a later authenticated call signs in
+   * again if the client has a signer.
+   *
+   * - `current` (default) and `all`: forgets the token first (a sign-in still in flight will
+   *   not store its token either, and a call refused meanwhile does not sign in again on its
+   *   behalf), then asks the API to end this session, or every session of the user, so that any
+   *   copy of the token is refused on every server. It does not reject on an API failure: the token is forgotten anyway and
+   *   the result says the API did not confirm, and why. Without a stored token it makes no
+   *   request.
+   * - `others` ("sign out everywhere else"): ends every other session of the user and keeps
+   *   this one signed in. An ordinary authenticated call: it signs in first when needed (with
+   *   a signer) and throws {@link SignalApiError} on failure, since nothing was done here.
    */
-  signOut(): Promise<void>;
+  signOut(options?: { scope?: SignOutScope }): Promise<SignOutResult>;
   /** The stored token, or null when there is none or it has expired. */
   getToken(): Promise<StoredToken | null>;
 
@@ -104,6 +138,22 @@ export interface SignalClient {
     /** Every followed provider, newest follow first, walked by cursor like `providers.all`. */
     allFollowing(query?: PageQuery): AsyncIterableIterator<FollowedProvider>;
   };
+  /** The signed-in user's sessions: one per sign-in, on this device or another. */
+  sessions: {
+    /**
+     * `GET /me/sessions` (signed in): a page of the live sessions, newest first; `current` is
+     * true on this client's. `cursor` as for the provider list.
+     */
+    list(query?: PageQuery): Promise<ActiveSessionPage>;
+    /** Every live session, newest first, walked by cursor like `providers.all`. */
+    all(query?: PageQuery): AsyncIterableIterator<ActiveSession>;
+    /**
+     * `DELETE /me/sessions/{id}` (signed in; idempotent): ends that session, whose token is then
+     * refused with `SESSION_REVOKED`. An unknown id or another user's → `SESSION_NOT_FOUND`.
+     * To end this client's own session use `signOut()`, which also forgets the token.
+     */
+    revoke(id: string): Promise<RevokedSession>;
+  };
 }
 
 /** The query of the first page (no page, no cursor) or of the page after `cursor`. */
@@ -112,13 +162,14 @@ function pageAfter<Q extends { page?: unknown; cursor?: unknown }>(query: Q, cur
   return (cursor === null ? rest : { ...rest, cursor }) as Q;
 }
 
-/** The items of every page, fetched one page at a time as the caller consumes them. */
-async function* walk<T>(
-  fetchPage: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>,
+/** The items of every page `list` answers for `query`, fetched one page at a time as the caller consumes them. */
+async function* walk<Q extends { page?: unknown; cursor?: unknown }, T>(
+  list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
+  query: Q,
 ): AsyncIterableIterator<T> {
   let cursor: string | null = null;
   do {
-    const page: { items: T[]; nextCursor: string | null } = await fetchPage(cursor);
+    const page: { items: T[]; nextCursor: string | null } = await list(pageAfter(query, cursor));
     yield* page.items;
     cursor = page.nextCursor;
   } while (cursor !== null);
@@ -166,8 +217,8 @@ function defaultSignInDomain(baseUrl: string): string {
   return page || new URL(baseUrl).host;
 }
 
-/** Codes that mean "the token we sent is no good": a signer fixes both by signing in again. */
-const REJECTED_TOKEN = new Set(['TOKEN_EXPIRED', 'UNAUTHORIZED']);
+/** Codes that mean "the token we sent is no good": a signer fixes each by signing in again. */
+const REJECTED_TOKEN = new Set(['TOKEN_EXPIRED', 'SESSION_REVOKED', 'UNAUTHORIZED']);
 
 export function createClient(options: ClientOptions): SignalClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -266,13 +317,14 @@ export function createClient(options: ClientOptions): SignalClient {
   };
 
   /**
-   * Runs an authenticated call. A rejected token (expired, or no longer accepted) is replaced by
-   * one sign-in and the call retried once; without a signer the typed error is thrown and an
-   * expired token is dropped from the store.
+   * Runs an authenticated call. A rejected token (expired, signed out, or no longer accepted)
+   * is replaced by one sign-in and the call retried once; without a signer the typed error is
+   * thrown and an expired or signed-out token is dropped from the store.
    */
   const authed = async <T>(call: (context: { token?: string }) => Promise<T>): Promise<T> => {
-    const token = await tokenForCall();
+    // Taken before the token is read: a sign-out from here on makes this call an old one.
     const startedAt = epoch;
+    const token = await tokenForCall();
     try {
       return await send(() => call(token === undefined ? {} : { token }));
     } catch (error) {
@@ -280,7 +332,7 @@ export function createClient(options: ClientOptions): SignalClient {
       // Signed out while the call was under way: do not prompt the wallet on its behalf.
       if (startedAt !== epoch) throw error;
       if (!signer) {
-        if (error.code === 'TOKEN_EXPIRED' && (await store.get())?.token === token) await store.clear();
+        if (error.code !== 'UNAUTHORIZED' && (await store.get())?.token === token) await store.clear();
         throw error;
       }
       const fresh = await tokenAfterRejection(token);
@@ -290,14 +342,25 @@ export function createClient(options: ClientOptions): SignalClient {
 
   const listProviders = (query: ProviderListQuery = {}) => send(() => trpc.providers.list.query(query));
   const listFollowing = (query: PageQuery = {}) => authed((context) => trpc.me.following.query(query, { context }));
+  const listSessions = (query: PageQuery = {}) => authed((context) => trpc.sessions.list.query(query, { context }));
 
   return {
     signIn,
-    async signOut() {
+    async signOut({ scope = 'current' } = {}): Promise<SignOutResult> {
+      const logout = (context: { token?: string }) => trpc.auth.logout.mutate({ scope }, { context });
+      if (scope === 'others') return { ...(await authed(logout)), serverConfirmed: true };
       epoch += 1;
       // The next sign-in starts afresh rather than joining one whose token will not be stored.
       inFlight = undefined;
+      const stored = await store.get();
+      // Forgotten before the request, so an unreachable or slow API cannot keep this device
+      // signed in: calls from here on find no token (and sign in afresh, with a signer).
       await store.clear();
+      if (!stored) return { revoked: 0, serverConfirmed: false };
+      return send(() => logout({ token: stored.token })).then(
+        ({ revoked }) => ({ revoked, serverConfirmed: true }),
+        (error: SignalApiError) => ({ revoked: 0, serverConfirmed: false, error }),
+      );
     },
     async getToken() {
       const stored = await store.get();
@@ -309,7 +372,7 @@ export function createClient(options: ClientOptions): SignalClient {
     },
     providers: {
       list: listProviders,
-      all: (query = {}) => walk((cursor) => listProviders(pageAfter(query, cursor))),
+      all: (query = {}) => walk(listProviders, query),
       get: (id) => send(() => trpc.providers.get.query({ id })),
       stats: (id) => send(() => trpc.providers.stats.query({ id })),
       follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
@@ -318,7 +381,12 @@ export function createClient(options: ClientOptions): SignalClient {
     me: {
       get: () => authed((context) => trpc.me.get.query(undefined, { context })),
       following: listFollowing,
-      allFollowing: (query = {}) => walk((cursor) => listFollowing(pageAfter(query, cursor))),
+      allFollowing: (query = {}) => walk(listFollowing, query),
+    },
+    sessions: {
+      list: listSessions,
+      all: (query = {}) => walk(listSessions, query),
+      revoke: (id) => authed((context) => trpc.sessions.revoke.mutate({ id }, { context })),
     },
   };
 }

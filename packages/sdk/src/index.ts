@@ -1,5 +1,11 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
-export { type ClientOptions, createClient, type MessageFormat, type SignalClient } from './client.js';
+export {
+  type ClientOptions,
+  createClient,
+  type MessageFormat,
+  type SignalClient,
+  type SignOutResult,
+} from './client.js';
 export type { Signer } from './signer.types.js';
 export {
   type KeyValueStorage,
@@ -9,5 +15,5 @@ export {
   type StoredToken,
   type TokenStore,
 } from './token.store.js';
-// Every wire type: Provider, ProviderPage, User, Session, ContractCode, …
+// Every wire type: Provider, ProviderPage, User, Session, ActiveSession, ContractCode, …
 export type * from './wire.types.js';

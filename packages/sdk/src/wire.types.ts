@@ -16,7 +16,12 @@ type Outputs = inferRouterOutputs<AppRouter>;
 export type Chain = Outputs['auth']['nonce']['chain'];
 /** `GET /auth/nonce`: the single-use nonce and the exact message to sign. */
 export type Nonce = Outputs['auth']['nonce'];
-/** `POST /auth/verify`: the access token, its expiry and the signed-in user. */
+/**
+ * `POST /auth/verify` (what `signIn()` returns): the access token, its expiry, the signed-in
+ * user and `sessionId`, the id of the server-side session the sign-in started. The name
+ * predates server-side sessions and is kept so existing code keeps compiling; one entry of the
+ * session list (`GET /me/sessions`) is an {@link ActiveSession}.
+ */
 export type Session = Outputs['auth']['verify'];
 /** `GET /me`. */
 export type User = Outputs['me']['get'];
@@ -34,8 +39,23 @@ export type FollowedProviderPage = Outputs['me']['following'];
 export type FollowResult = Outputs['providers']['follow'];
 /** Page (or cursor), limit, sort field and direction of `providers.list`; every field is optional. */
 export type ProviderListQuery = Inputs['providers']['list'];
-/** Page (or cursor) and limit of `me.following`; all optional. */
+/** Page (or cursor) and limit of `me.following` and `sessions.list`; all optional. */
 export type PageQuery = Inputs['me']['following'];
+/**
+ * One live session of the signed-in user (`GET /me/sessions`): a sign-in on some device, with
+ * the user agent and client address it started from; `current` marks this client's own. Named
+ * apart from {@link Session}, which is the sign-in result holding the token.
+ */
+export type ActiveSession = Outputs['sessions']['list']['items'][number];
+/** A page of live sessions, newest first (`GET /me/sessions`). */
+export type ActiveSessionPage = Outputs['sessions']['list'];
+/** Result of `sessions.revoke(id)` (`DELETE /me/sessions/{id}`); idempotent. */
+export type RevokedSession = Outputs['sessions']['revoke'];
+/**
+ * Which sessions `signOut()` ends: `current` (this client's, the default), `others` (every
+ * other session of the user: "sign out everywhere else") or `all`.
+ */
+export type SignOutScope = NonNullable<Extract<Inputs['auth']['logout'], object>['scope']>;
 /** A provider id: a positive integer. */
 export type ProviderId = Inputs['providers']['get']['id'];
 /** The contract's error codes. */

@@ -4,11 +4,11 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, isSignalApiError, SignalApiError, type Signer } from '@signal/sdk';
+import { createClient, type SignalApiError, type Signer } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from './support/api.js';
+import { failure, startApi, type TestApi } from './support/api.js';
 import { countingSigner } from './support/wallets.js';
 
 let api: TestApi;
@@ -19,19 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-
-/** Awaits a call that must fail with a SignalApiError and returns it. */
-async function failure(promise: Promise<unknown>): Promise<SignalApiError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SignalApiError);
-  expect(isSignalApiError(error)).toBe(true);
-  return error as SignalApiError;
-}
 
 function expectApiError(error: SignalApiError, code: string, status: number) {
   expect({ code: error.code, status: error.status, name: error.name }).toEqual({

@@ -68,7 +68,15 @@ describe('a consumer outside the workspace', () => {
   });
 
   const source = `
-import { createClient, SignalApiError, localStorageTokenStore, type Provider, type ProviderPage } from '@signal/sdk';
+import {
+  type ActiveSession,
+  createClient,
+  SignalApiError,
+  type SignOutResult,
+  localStorageTokenStore,
+  type Provider,
+  type ProviderPage,
+} from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
 import { Keypair } from '@solana/web3.js';
@@ -92,11 +100,16 @@ export async function names(): Promise<string[]> {
     // @ts-expect-error not a code of the contract
     if (error instanceof SignalApiError && error.code === 'NOT_A_CODE') return [];
   }
+  const sessions: ActiveSession[] = (await client.sessions.list({ limit: 5 })).items;
+  const signedOut: SignOutResult = await client.signOut({ scope: 'others' });
+  if (!signedOut.serverConfirmed && signedOut.error?.code === 'SESSION_REVOKED') return [];
+  // @ts-expect-error session ids are strings
+  await client.sessions.revoke(1);
   const stats = await client.providers.stats(1);
   const rate: number = stats.winRate;
   // @ts-expect-error description may be null
   const text: string = page.items[0]!.description;
-  return [String(rate), text, ...page.items.map((provider) => provider.name.toUpperCase())];
+  return [String(rate), text, ...sessions.map((session) => session.id), ...page.items.map((provider) => provider.name.toUpperCase())];
 }
 `;
 

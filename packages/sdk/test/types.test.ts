@@ -5,6 +5,8 @@
  */
 import type { AppRouter } from '@signal/api';
 import {
+  type ActiveSession,
+  type ActiveSessionPage,
   createClient,
   type FollowedProvider,
   type Provider,
@@ -12,6 +14,8 @@ import {
   type Session,
   type SignalApiError,
   type SignalErrorCode,
+  type SignOutResult,
+  type SignOutScope,
   type User,
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
@@ -57,12 +61,44 @@ describe('results are typed', () => {
     expectTypeOf(client.me.following).parameter(0).toEqualTypeOf<Inputs['me']['following'] | undefined>();
     expectTypeOf<FollowedProvider>().toEqualTypeOf<Outputs['me']['following']['items'][number]>();
     expectTypeOf<Session['user']>().toEqualTypeOf<User>();
+    expectTypeOf(client.sessions.list).returns.resolves.toEqualTypeOf<Outputs['sessions']['list']>();
+    expectTypeOf(client.sessions.list).parameter(0).toEqualTypeOf<Inputs['sessions']['list'] | undefined>();
+    expectTypeOf(client.sessions.revoke).returns.resolves.toEqualTypeOf<Outputs['sessions']['revoke']>();
+    expectTypeOf(client.sessions.revoke).parameter(0).toEqualTypeOf<Inputs['sessions']['revoke']['id']>();
+    expectTypeOf<ActiveSessionPage>().toEqualTypeOf<Outputs['sessions']['list']>();
+    expectTypeOf<SignOutScope | undefined>().toEqualTypeOf<Extract<Inputs['auth']['logout'], object>['scope']>();
+  });
+
+  it('sessions: the sign-in result names its session; the list item is ActiveSession', () => {
+    // `Session` stays the sign-in result (token and user), now with the session's id.
+    expectTypeOf<Session>().toHaveProperty('token').toEqualTypeOf<string>();
+    expectTypeOf<Session>().toHaveProperty('sessionId').toEqualTypeOf<string>();
+    expectTypeOf<ActiveSession>().toEqualTypeOf<{
+      id: string;
+      createdAt: string;
+      lastUsedAt: string;
+      expiresAt: string;
+      userAgent: string | null;
+      ip: string | null;
+      current: boolean;
+    }>();
+    expectTypeOf<ActiveSessionPage['items']>().toEqualTypeOf<ActiveSession[]>();
+    expectTypeOf(client.sessions.all).returns.toEqualTypeOf<AsyncIterableIterator<ActiveSession>>();
+    expectTypeOf(client.signOut).returns.resolves.toEqualTypeOf<SignOutResult>();
+    expectTypeOf(client.signOut).parameter(0).toEqualTypeOf<{ scope?: SignOutScope } | undefined>();
+    expectTypeOf<SignOutScope>().toEqualTypeOf<'current' | 'others' | 'all'>();
+    expectTypeOf<SignOutResult>().toEqualTypeOf<{
+      revoked: number;
+      serverConfirmed: boolean;
+      error?: SignalApiError;
+    }>();
   });
 
   it('errors carry the contract code union plus NETWORK_ERROR', () => {
     expectTypeOf<SignalApiError['code']>().toEqualTypeOf<SignalErrorCode>();
     expectTypeOf<'NETWORK_ERROR'>().toExtend<SignalErrorCode>();
     expectTypeOf<'TOKEN_EXPIRED' | 'PROVIDER_NOT_FOUND' | 'VALIDATION_ERROR'>().toExtend<SignalErrorCode>();
+    expectTypeOf<'SESSION_REVOKED' | 'SESSION_NOT_FOUND'>().toExtend<SignalErrorCode>();
     expectTypeOf<'NOT_A_CODE'>().not.toExtend<SignalErrorCode>();
     expectTypeOf<SignalApiError['status']>().toEqualTypeOf<number>();
     expectTypeOf<SignalApiError['issues']>().toEqualTypeOf<{ path: (string | number)[]; message: string }[]>();
@@ -85,6 +121,10 @@ describe('bad arguments do not compile', () => {
       client.me.get(1);
       // @ts-expect-error verify needs the nonce
       client.auth.verify({ wallet: '0x', signature: '0x' });
+      // @ts-expect-error a session id is a string
+      client.sessions.revoke(1);
+      // @ts-expect-error no such sign-out scope
+      client.signOut({ scope: 'everywhere' });
       // @ts-expect-error baseUrl is required
       createClient({});
       // @ts-expect-error a token store needs get, set and clear

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, loadConfig } from '@signal/api';
 import { createScratchDatabase } from '@signal/db/testing';
+import { isSignalApiError, SignalApiError } from '@signal/sdk';
+import { expect } from 'vitest';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Token lifetime of the contract. */
@@ -65,4 +67,17 @@ export function recordingFetch() {
     procedures,
     count: (procedure: string) => procedures.filter((name) => name === procedure).length,
   };
+}
+
+/** Awaits a call that must fail with a SignalApiError and returns it. */
+export async function failure(promise: Promise<unknown>): Promise<SignalApiError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(SignalApiError);
+  expect(isSignalApiError(error)).toBe(true);
+  return error as SignalApiError;
 }
