@@ -12,9 +12,9 @@
  */
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
+import { clientAddress, rateLimitKey } from './client-address.js';
 import type { Context, Services } from './context.js';
 import { rateLimitFields } from './errors.js';
-import { clientAddress, rateLimitKey } from './client-address.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;

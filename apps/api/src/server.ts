@@ -27,11 +27,6 @@ import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
 import { rootCause, toWireError, type WireError } from './errors.js';
-import { resolveSigningKey } from './keys.js';
-import { type Maintenance, startMaintenance } from './maintenance.js';
-import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
-import { openReadReplica, replicaMetrics } from './read-replica.js';
-import { appRouter } from './routers/index.js';
 import { AVATAR_PATH, renderAvatar } from './http/avatar.js';
 import { MAX_BODY_BYTES, readJsonBody } from './http/body.js';
 import { restCaching } from './http/caching.js';
@@ -43,6 +38,11 @@ import { sendError, sendJson } from './http/respond.js';
 import { callRestProcedure, noRoute, restInput, restRouter } from './http/rest.js';
 import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './http/trpc-errors.js';
 import { webRoutes } from './http/web.js';
+import { resolveSigningKey } from './keys.js';
+import { type Maintenance, startMaintenance } from './maintenance.js';
+import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
+import { openReadReplica, replicaMetrics } from './read-replica.js';
+import { appRouter } from './routers/index.js';
 
 export interface ServerOptions {
   config: Config;
