@@ -6,7 +6,6 @@ import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_SIGN_IN_STATEMENT, isSignInDomain } from '@signal/core';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './client-address.js';
-import { defaultMaxConnections } from './http/connection-limits.js';
 
 const integer = (min: number, max: number) =>
   z
@@ -136,7 +135,8 @@ export interface Config {
   trustProxy: TrustProxy;
   corsOrigins: string[];
   databasePoolSize: number;
-  maxConnections: number;
+  /** Unset: sized from the descriptor limit when the server starts (http/connection-limits.ts). */
+  maxConnections: number | undefined;
   maxConnectionsPerAddress: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -213,7 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS ?? [],
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    maxConnections: e.MAX_CONNECTIONS ?? defaultMaxConnections(e.DATABASE_POOL_SIZE),
+    maxConnections: e.MAX_CONNECTIONS,
     maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

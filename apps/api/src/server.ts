@@ -135,7 +135,8 @@ export function createServer(options: ServerOptions) {
       { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
       handle,
     );
-    limitConnections(server, config, config.trustProxy);
+    // After the database is open: the default cap counts the descriptors it holds.
+    const maxConnections = limitConnections(server, config, config.trustProxy);
     server.on('clientError', answerClientError);
     server.on('connect', answerConnect);
     // An Expect other than 100-continue: node would answer 417 with an empty body. The
@@ -157,7 +158,13 @@ export function createServer(options: ServerOptions) {
     }
     const secp256k1 = secp256k1Backend();
     services.log.info(
-      { url, backend: services.database.backend, secp256k1, metrics: metricsListener?.url ?? config.metrics },
+      {
+        url,
+        backend: services.database.backend,
+        secp256k1,
+        maxConnections,
+        metrics: metricsListener?.url ?? config.metrics,
+      },
       'listening',
     );
     if (secp256k1 === 'js') {

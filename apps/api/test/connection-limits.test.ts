@@ -160,44 +160,53 @@ function connectionTests(backend: Backend) {
 connectionTests('postgres');
 connectionTests('pglite');
 
-describe('the default total cap, sized from the descriptor limit (built server, PostgreSQL)', () => {
-  /** The cap connection-limits.ts derives: the limit less a reserve (≥ 64) and the pool (10 by default). */
-  const expectedCap = (descriptors: number) => descriptors - (Math.max(64, Math.ceil(descriptors / 10)) + 10);
-
-  // Below ≈400 descriptors node cannot even load the server's modules (its ESM loader opens the
-  // module graph's files concurrently: EMFILE), so the limits here are 512 and the common 1,024.
-  it.each([512, 1024])(
-    'ulimit -n %i: holds its cap of idle sockets, refuses the rest, then serves again',
-    async (limit) => {
-      const cap = expectedCap(limit);
-      const scratch = await createScratchDatabase();
-      const api = await spawnApi(
-        { DATABASE_URL: scratch.url, SEED_PROVIDERS: '3', MAX_CONNECTIONS_PER_ADDRESS: '0' },
-        { descriptorLimit: limit },
-      );
-      try {
-        const held = await Promise.all(Array.from({ length: cap + 20 }, () => open(api.url, '127.0.0.1')));
-        const refused = await Promise.all(held.map((h) => closedWithin(h, 500)));
-        const kept = refused.filter((r) => !r).length;
-        // The start-up's /health polls may still hold a keep-alive connection of their own.
-        expect(kept).toBeLessThanOrEqual(cap);
-        expect(kept).toBeGreaterThanOrEqual(cap - 2);
-        // At the cap the reserve is left: descriptors for every pool connection (10) and more,
-        // so a request on a held connection still reads the database.
-        expect(limit - readdirSync(`/proc/${api.child.pid}/fd`).length).toBeGreaterThanOrEqual(10);
-        const alive = held.find((_, i) => !refused[i]) as Held;
-        const answer = new Promise<string>((resolve) => alive.socket.once('data', (chunk) => resolve(String(chunk))));
-        alive.socket.write('GET /providers?limit=100 HTTP/1.1\r\nHost: x\r\n\r\n');
-        expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
-        for (const h of held) h.socket.destroy();
-        await Promise.all(held.map((h) => h.closed));
-        await tick(100);
-        expect(await get(`${api.url}/providers`, '127.0.0.1')).toBe(200);
-        expect(api.child.exitCode).toBeNull();
-      } finally {
-        await api.crash();
-        await scratch.drop();
-      }
-    },
-  );
-});
+describe.each(['postgres', 'pglite'] as const)(
+  'the default total cap, sized from the descriptor limit (built server, %s)',
+  (backend) => {
+    // Below ≈400 descriptors node cannot even load the server's modules (its ESM loader opens
+    // the module graph's files concurrently: EMFILE), so the limits here are 512 and 1,024.
+    it.each([512, 1024])(
+      'ulimit -n %i: holds its cap of idle sockets, refuses the rest, keeps the reserve, then serves again',
+      async (limit) => {
+        const scratch = backend === 'postgres' ? await createScratchDatabase() : undefined;
+        const api = await spawnApi(
+          {
+            ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+            SEED_PROVIDERS: '3',
+            MAX_CONNECTIONS_PER_ADDRESS: '0',
+            LOG_LEVEL: 'info',
+          },
+          { descriptorLimit: limit },
+        );
+        try {
+          // The cap the server chose, from its start-up line: the limit less what it holds open
+          // once the database is (PGlite's files included) and a reserve (≥ 64 + the pool of 10).
+          const cap = Number(/"maxConnections":(\d+)/.exec(api.output())?.[1]);
+          expect(cap).toBeGreaterThan(limit / 2);
+          expect(cap).toBeLessThanOrEqual(limit - 74);
+          const held = await Promise.all(Array.from({ length: cap + 20 }, () => open(api.url, '127.0.0.1')));
+          const refused = await Promise.all(held.map((h) => closedWithin(h, 500)));
+          const kept = refused.filter((r) => !r).length;
+          // The start-up's /health polls may still hold a keep-alive connection of their own.
+          expect(kept).toBeLessThanOrEqual(cap);
+          expect(kept).toBeGreaterThanOrEqual(cap - 2);
+          // At the cap the reserve is left: descriptors for every pool connection (10) and more,
+          // so a request on a held connection still reads the database.
+          expect(limit - readdirSync(`/proc/${api.child.pid}/fd`).length).toBeGreaterThanOrEqual(50);
+          const alive = held.find((_, i) => !refused[i]) as Held;
+          const answer = new Promise<string>((resolve) => alive.socket.once('data', (chunk) => resolve(String(chunk))));
+          alive.socket.write('GET /providers?limit=100 HTTP/1.1\r\nHost: x\r\n\r\n');
+          expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
+          for (const h of held) h.socket.destroy();
+          await Promise.all(held.map((h) => h.closed));
+          await tick(100);
+          expect(await get(`${api.url}/providers`, '127.0.0.1')).toBe(200);
+          expect(api.child.exitCode).toBeNull();
+        } finally {
+          await api.crash();
+          await scratch?.drop();
+        }
+      },
+    );
+  },
+);

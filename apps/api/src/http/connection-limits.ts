@@ -3,14 +3,19 @@
  * address, and node:http's timeouts enforced at the values configured rather than up to one
  * check interval later.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { rateLimitKey, type TrustProxy } from '../client-address.js';
 
 export interface ConnectionLimits {
-  /** Total open connections; beyond it node closes new ones at once. */
-  maxConnections: number;
+  /**
+   * Total open connections; beyond it node closes new ones at once. Unset: sized from the
+   * descriptor limit when the server starts listening (defaultMaxConnections).
+   */
+  maxConnections: number | undefined;
+  /** Pool size, part of the default cap's reserve. */
+  databasePoolSize: number;
   /** Open connections per client address (IPv6 per /64); 0 = no cap. */
   maxConnectionsPerAddress: number;
   headersTimeoutMs: number;
@@ -51,10 +56,11 @@ export function timeoutOptions(limits: ConnectionLimits): ServerOptions {
  * connect, and where their connections are capped); with TRUST_PROXY as hops, every peer is a
  * proxy, so the cap is off.
  */
-export function limitConnections(server: Server, limits: ConnectionLimits, trust: TrustProxy): void {
-  server.maxConnections = limits.maxConnections;
+export function limitConnections(server: Server, limits: ConnectionLimits, trust: TrustProxy): number {
+  server.maxConnections = limits.maxConnections ?? defaultMaxConnections(limits.databasePoolSize);
+  const total = server.maxConnections;
   const cap = limits.maxConnectionsPerAddress;
-  if (cap === 0 || ('hops' in trust && trust.hops > 0)) return;
+  if (cap === 0 || ('hops' in trust && trust.hops > 0)) return total;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
@@ -73,19 +79,35 @@ export function limitConnections(server: Server, limits: ConnectionLimits, trust
       else open.set(key, left);
     });
   });
+  return total;
 }
 
 /**
  * The default total cap: the descriptors this process may open (the soft RLIMIT_NOFILE, read
- * from /proc/self/limits where there is one), less a reserve for what else needs descriptors:
- * database connections, PGlite's files, logs, the listening socket. Without the cap, a flood of
- * idle sockets used every descriptor and the server could no longer accept anyone or open a
- * database connection.
+ * from /proc/self/limits where there is one), less those already open when the server starts
+ * listening (node's own, the log, PGlite's ≈150 data files), less a reserve for what opens
+ * later: the database pool's connections, files PGlite opens as it goes, the listening socket.
+ * Without the cap, a flood of idle sockets used every descriptor and the server could no
+ * longer accept anyone or open a database connection. Counting the open descriptors matters on
+ * PGlite: a cap from the limit alone left it fewer descriptors than its files take.
  */
-export function defaultMaxConnections(poolSize: number, limitsFile = '/proc/self/limits'): number {
+export function defaultMaxConnections(
+  poolSize: number,
+  limitsFile = '/proc/self/limits',
+  openNow = openDescriptors(),
+): number {
   const descriptors = softDescriptorLimit(limitsFile) ?? 1024;
   const reserve = Math.max(64, Math.ceil(descriptors / 10)) + poolSize;
-  return Math.max(16, descriptors - reserve);
+  return Math.max(16, descriptors - openNow - reserve);
+}
+
+/** Descriptors this process holds now (0 where /proc is not there to say). */
+function openDescriptors(): number {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return 0;
+  }
 }
 
 function softDescriptorLimit(limitsFile: string): number | undefined {
