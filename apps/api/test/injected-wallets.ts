@@ -21,6 +21,12 @@ export interface InjectedWallet {
   rejectNext(): void;
   /** Replaces the key, like switching to another account in the wallet. */
   newAccount(): void;
+  /**
+   * Signs with the current key from Node, not through the page: the same wallet on another
+   * device. The signature is in the API's encoding (hex for EVM, base58 for Solana); it is not
+   * recorded in `signed` and ignores `rejectNext`.
+   */
+  signElsewhere(message: string): Promise<string>;
 }
 
 /** What an exposed function answers the page: a result, or a refusal the page throws as 4001. */
@@ -44,6 +50,10 @@ function createWallet<Key>(
     },
     newAccount() {
       key = make();
+    },
+    async signElsewhere(message) {
+      const signature = await sign(key, new TextEncoder().encode(message));
+      return typeof signature === 'string' ? signature : bs58.encode(Uint8Array.from(signature));
     },
   };
   const signFor = async (message: Uint8Array): Promise<Answer<string | number[]>> => {

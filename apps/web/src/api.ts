@@ -2,7 +2,14 @@
  * The one place the app meets the SDK's configuration: where the API is, where the token lives,
  * and what an error means to a person.
  */
-import { createClient, isSignalApiError, localStorageTokenStore, type SignalClient, type Signer } from '@signal/sdk';
+import {
+  createClient,
+  isSignalApiError,
+  localStorageTokenStore,
+  type SignalClient,
+  type Signer,
+  type SignOutResult,
+} from '@signal/sdk';
 
 /** The API serves this app, so by default it is the page's own origin. */
 export const API_URL = (import.meta.env.VITE_SIGNAL_API_URL || window.location.origin).replace(/\/+$/, '');
@@ -26,16 +33,42 @@ export function apiAsset(path: string): string {
 }
 
 export type Problem = {
-  kind: 'rejected' | 'expired' | 'network' | 'not-found' | 'no-wallet' | 'rate-limited' | 'other';
+  kind: 'rejected' | 'expired' | 'revoked' | 'network' | 'not-found' | 'no-wallet' | 'rate-limited' | 'other';
   title: string;
   detail: string;
 };
 
-/** Codes that mean the stored session is gone: the user has to sign in again. */
-const SESSION_ENDED = new Set(['TOKEN_EXPIRED', 'UNAUTHORIZED', 'WALLET_NOT_FOUND']);
+/**
+ * Codes that mean the stored session is gone: the user has to sign in again. SESSION_REVOKED:
+ * it was ended on the server, from another device (its Sessions page, or "Sign out everywhere
+ * else" there).
+ */
+const SESSION_ENDED = new Set(['TOKEN_EXPIRED', 'SESSION_REVOKED', 'UNAUTHORIZED', 'WALLET_NOT_FOUND']);
 
 export function isSessionEnded(error: unknown): boolean {
   return isSignalApiError(error) && SESSION_ENDED.has(error.code);
+}
+
+/** Problems that end the session: the banner under the header says so, so a button need not. */
+export const announcedByBanner = (problem: Problem) =>
+  problem.kind === 'expired' || problem.kind === 'revoked' || problem.kind === 'rejected';
+
+/**
+ * What a "Sign out" the user asked for left behind: nothing to say when the API ended the
+ * session (or had already ended it); a warning when only this device forgot the token, because
+ * a copy of it still works until it expires.
+ */
+export function describeSignOut(result: SignOutResult): Problem | null {
+  if (result.serverConfirmed || !result.error || isSessionEnded(result.error)) return null;
+  const why =
+    result.error.code === 'NETWORK_ERROR'
+      ? 'The Signal API could not be reached'
+      : `The Signal API refused (${result.error.code})`;
+  return {
+    kind: 'network',
+    title: 'Signed out on this device only',
+    detail: `${why}, so the session was not ended on the server. Sign in again and choose "Sign out everywhere else" under Sessions to end it.`,
+  };
 }
 
 /**
@@ -73,6 +106,13 @@ export function describeProblem(error: unknown): Problem {
         kind: 'network',
         title: 'Cannot reach the Signal API',
         detail: `No answer from ${API_URL}. Check your connection, then try again.`,
+      };
+    }
+    if (error.code === 'SESSION_REVOKED') {
+      return {
+        kind: 'revoked',
+        title: 'You were signed out on another device',
+        detail: 'This session was ended from another device signed in with your wallet. Sign in again to continue.',
       };
     }
     if (isSessionEnded(error)) {

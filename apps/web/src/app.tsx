@@ -4,7 +4,8 @@ import { Empty } from './components/states';
 import { CataloguePage } from './pages/catalogue.page';
 import { FollowingPage } from './pages/following.page';
 import { ProviderPage } from './pages/provider.page';
-import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, useRoute } from './router';
+import { SessionsPage } from './pages/sessions.page';
+import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, sessionsHref, useRoute } from './router';
 
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
@@ -14,6 +15,8 @@ function Screen({ route }: { route: Route }) {
       return <ProviderPage key={route.id} id={route.id} />;
     case 'following':
       return <FollowingPage page={route.page} />;
+    case 'sessions':
+      return <SessionsPage page={route.page} />;
     default:
       return (
         <Empty title="Nothing here">
@@ -31,7 +34,7 @@ export function App() {
   useEffect(() => {
     window.scrollTo(0, 0);
   }, [address]);
-  const tab = route.name === 'following' ? 'following' : 'providers';
+  const tab = route.name === 'following' || route.name === 'sessions' ? route.name : 'providers';
   return (
     <>
       <header className="topbar">
@@ -46,6 +49,9 @@ export function App() {
             </a>
             <a href={followingHref()} aria-current={tab === 'following' ? 'page' : undefined}>
               Following <FollowingCount />
+            </a>
+            <a href={sessionsHref()} aria-current={tab === 'sessions' ? 'page' : undefined}>
+              Sessions
             </a>
           </nav>
           <SessionBar />

@@ -19,6 +19,7 @@ export type Route =
   | { name: 'catalogue'; view: CatalogueView }
   | { name: 'provider'; id: number }
   | { name: 'following'; page: number }
+  | { name: 'sessions'; page: number }
   | { name: 'not-found'; path: string };
 
 /** The API's defaults: most followed first. */
@@ -42,6 +43,7 @@ export function parseRoute(hash: string): Route {
   const id = positive(provider?.[1] ?? null);
   if (id !== undefined) return { name: 'provider', id };
   if (path === '/following') return { name: 'following', page: positive(query.get('page')) ?? 1 };
+  if (path === '/sessions') return { name: 'sessions', page: positive(query.get('page')) ?? 1 };
   return { name: 'not-found', path };
 }
 
@@ -56,6 +58,7 @@ export function catalogueHref(view: CatalogueView): string {
 
 export const providerHref = (id: number) => `#/providers/${id}`;
 export const followingHref = (page = 1) => (page === 1 ? '#/following' : `#/following?page=${page}`);
+export const sessionsHref = (page = 1) => (page === 1 ? '#/sessions' : `#/sessions?page=${page}`);
 
 function subscribe(onChange: () => void) {
   window.addEventListener('hashchange', onChange);

@@ -2,11 +2,20 @@
  * Who is signed in, and the SDK client that acts for them. The token lives in localStorage (the
  * SDK's `localStorageTokenStore`), so a reload restores the session without asking the wallet;
  * the wallet is asked only when the user signs in, or when the SDK signs in again for them
- * because the token expired while their wallet was connected.
+ * because the token expired (or its session was ended from another device) while their wallet
+ * was connected.
  */
 import type { Chain, SignalClient, User } from '@signal/sdk';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { describeProblem, isSessionEnded, isUserRejection, makeClient, type Problem, TOKEN_KEY } from './api';
+import {
+  describeProblem,
+  describeSignOut,
+  isSessionEnded,
+  isUserRejection,
+  makeClient,
+  type Problem,
+  TOKEN_KEY,
+} from './api';
 import { connectWallet, disconnectWallet } from './wallets';
 
 export type Session =
@@ -19,15 +28,20 @@ export type Session =
 interface SessionContextValue {
   session: Session;
   client: SignalClient;
-  /** The banner under the header: a rejected signature, an expired session, … */
+  /** The banner under the header: a rejected signature, an expired session, a session ended elsewhere, … */
   notice: Problem | null;
   dismissNotice(): void;
   /** Signs in with the family's wallet `walletId` (from installedWallets), default its first. */
   signIn(chain: Chain, walletId?: string): Promise<void>;
+  /**
+   * Ends this session on the server (`POST /auth/logout`), then here; if the API could not
+   * confirm, the banner says the token was only forgotten on this device.
+   */
   signOut(): Promise<void>;
   /**
-   * Runs a call that needs a user. If the session turns out to be over (expired, or the wallet
-   * declined to sign in again), the app signs out and says why; the error is rethrown.
+   * Runs a call that needs a user. If the session turns out to be over (expired, ended from
+   * another device, or the wallet declined to sign in again), the app signs out and says why;
+   * the error is rethrown.
    */
   authed<T>(call: (client: SignalClient) => Promise<T>): Promise<T>;
   /** Reloads the user (following count) and what they follow, after a follow or unfollow. */
@@ -70,13 +84,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setFollowed(ids);
   }, []);
 
+  /**
+   * Signs `active` out: the SDK forgets the token, then asks the API to end the session (with no
+   * request when the API already refused the token and the SDK dropped it). `problem` is why
+   * the session ended, for the banner; without one (the user's own sign-out) the banner speaks
+   * only when the API did not confirm.
+   */
   const endSession = useCallback(async (active: SignalClient, problem: Problem | null) => {
     generation.current += 1;
-    await active.signOut();
+    const result = await active.signOut();
     setClient(makeClient());
     setSession({ status: 'signed-out' });
     setFollowed(undefined);
-    setNotice(problem);
+    setNotice(problem ?? describeSignOut(result));
   }, []);
 
   /** Picks up the stored token (page load, or another tab signed in or out). */
@@ -134,6 +154,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     const chain = session.status === 'signed-in' ? session.chain : undefined;
+    setNotice(null);
     await endSession(client, null);
     if (chain) await disconnectWallet(chain);
   }, [client, endSession, session]);

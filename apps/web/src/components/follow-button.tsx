@@ -1,6 +1,6 @@
 import type { FollowResult } from '@signal/sdk';
 import { useState } from 'react';
-import { describeProblem } from '../api';
+import { announcedByBanner, describeProblem } from '../api';
 import { useSession } from '../session';
 import { SignInButtons } from './session-bar';
 
@@ -33,9 +33,9 @@ export function FollowButton({ providerId, onChange }: { providerId: number; onC
       onChange(result);
       refresh();
     } catch (error) {
-      const { kind, title, detail } = describeProblem(error);
+      const described = describeProblem(error);
       // An ended session is announced by the banner (and the button becomes a sign-in prompt).
-      if (kind !== 'expired' && kind !== 'rejected') setProblem(`${title}. ${detail}`);
+      if (!announcedByBanner(described)) setProblem(`${described.title}. ${described.detail}`);
     } finally {
       setBusy(false);
     }

@@ -69,15 +69,25 @@ export function SignInButtons() {
 
 export function SessionBar() {
   const { session, signOut } = useSession();
+  // Until the API has ended the session (one request), so the click visibly does something.
+  const [signingOut, setSigningOut] = useState(false);
   if (session.status !== 'signed-in') return <SignInButtons />;
+  const onSignOut = async () => {
+    setSigningOut(true);
+    try {
+      await signOut();
+    } finally {
+      setSigningOut(false);
+    }
+  };
   return (
     <span className="session" data-testid="session">
       <span className={`chain chain-${session.chain}`}>{CHAIN_LABEL[session.chain]}</span>
       <span className="session-wallet" title={session.wallet} data-wallet={session.wallet}>
         {shortWallet(session.wallet)}
       </span>
-      <button type="button" className="button button-quiet" onClick={() => void signOut()}>
-        Sign out
+      <button type="button" className="button button-quiet" disabled={signingOut} onClick={() => void onSignOut()}>
+        {signingOut ? 'Signing out…' : 'Sign out'}
       </button>
     </span>
   );

@@ -1,7 +1,7 @@
-import { type ReactNode, useState } from 'react';
+import { useState } from 'react';
 import { Avatar } from '../components/avatar';
 import { Pagination } from '../components/pagination';
-import { SignInButtons } from '../components/session-bar';
+import { SignedInPage } from '../components/signed-in-page';
 import { Empty, ErrorPanel, Loading } from '../components/states';
 import { formatAgo, formatCount } from '../format';
 import { catalogueHref, DEFAULT_VIEW, followingHref, providerHref } from '../router';
@@ -80,23 +80,13 @@ function FollowingList({ page }: { page: number }) {
 }
 
 export function FollowingPage({ page }: { page: number }) {
-  const { session } = useSession();
-  let body: ReactNode;
-  if (session.status === 'restoring') body = <Loading label="Restoring your session…" />;
-  else if (session.status !== 'signed-in') {
-    body = (
-      <Empty title="Sign in to see the providers you follow">
-        <SignInButtons />
-      </Empty>
-    );
-  } else body = <FollowingList page={page} />;
   return (
-    <section>
-      <header className="page-header">
-        <h1>Following</h1>
-        <p className="lede">Providers you follow, most recent first.</p>
-      </header>
-      {body}
-    </section>
+    <SignedInPage
+      title="Following"
+      lede="Providers you follow, most recent first."
+      prompt="Sign in to see the providers you follow"
+    >
+      <FollowingList page={page} />
+    </SignedInPage>
   );
 }

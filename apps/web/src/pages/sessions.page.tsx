@@ -1,0 +1,256 @@
+import { type ActiveSession, isSignalApiError } from '@signal/sdk';
+import { type ReactNode, useState } from 'react';
+import { announcedByBanner, describeProblem } from '../api';
+import { Pagination } from '../components/pagination';
+import { SignedInPage } from '../components/signed-in-page';
+import { Empty, ErrorPanel, Loading } from '../components/states';
+import { formatAgo, formatDateTime } from '../format';
+import { sessionsHref } from '../router';
+import { useSession } from '../session';
+import { useAsync } from '../use-async';
+import { type DeviceKind, describeDevice } from '../user-agent';
+
+const PAGE_SIZE = 20;
+
+/** Outlines drawn by hand, 20×20, in the text colour. */
+const ICONS: Record<DeviceKind, ReactNode> = {
+  desktop: (
+    <>
+      <rect x="2.5" y="3.5" width="15" height="10" rx="1.5" />
+      <path d="M7 17h6M10 13.5V17" />
+    </>
+  ),
+  phone: (
+    <>
+      <rect x="5.5" y="2" width="9" height="16" rx="2" />
+      <path d="M9 15h2" />
+    </>
+  ),
+  tablet: (
+    <>
+      <rect x="3.5" y="2.5" width="13" height="15" rx="2" />
+      <path d="M9 15h2" />
+    </>
+  ),
+  program: (
+    <>
+      <rect x="2.5" y="3.5" width="15" height="13" rx="1.5" />
+      <path d="M6 8l2.5 2L6 12M10.5 12.5H14" />
+    </>
+  ),
+  unknown: (
+    <>
+      <circle cx="10" cy="10" r="7.5" />
+      <path d="M8 8a2 2 0 1 1 2.8 1.8c-.5.3-.8.7-.8 1.2v.5M10 14v.01" />
+    </>
+  ),
+};
+
+function DeviceIcon({ kind }: { kind: DeviceKind }) {
+  return (
+    <svg className={`device-icon device-${kind}`} width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+      {ICONS[kind]}
+    </svg>
+  );
+}
+
+/** "3 hours ago" with the exact time on hover and for machines. */
+function When({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={formatDateTime(iso)}>
+      {formatAgo(iso)}
+    </time>
+  );
+}
+
+type Outcome = { tone: 'done' | 'problem'; text: string };
+
+function SessionsList({ page }: { page: number }) {
+  const { client, authed, signOut } = useSession();
+  const { state, reload, update } = useAsync(
+    () => authed((active) => active.sessions.list({ page, limit: PAGE_SIZE })),
+    [client, page],
+  );
+  /** The session being ended ('others' for "Sign out everywhere else"). */
+  const [ending, setEnding] = useState<string>();
+  const [outcome, setOutcome] = useState<Outcome>();
+
+  /** Runs one sign-out action; says what it did, or why not (unless the banner already does). */
+  const act = async (key: string, run: () => Promise<string>) => {
+    setEnding(key);
+    setOutcome(undefined);
+    try {
+      setOutcome({ tone: 'done', text: await run() });
+      reload();
+    } catch (error) {
+      const problem = describeProblem(error);
+      if (!announcedByBanner(problem)) setOutcome({ tone: 'problem', text: `${problem.title}. ${problem.detail}` });
+    } finally {
+      setEnding(undefined);
+    }
+  };
+
+  const endOne = (session: ActiveSession, device: string) =>
+    act(session.id, async () => {
+      try {
+        await authed((active) => active.sessions.revoke(session.id));
+      } catch (error) {
+        // Expired or ended meanwhile: it is gone either way.
+        if (!isSignalApiError(error) || error.code !== 'SESSION_NOT_FOUND') throw error;
+      }
+      // Off the list at once; the reload brings the counts.
+      update((data) => ({ ...data, items: data.items.filter((item) => item.id !== session.id) }));
+      return `Signed out ${device}.`;
+    });
+
+  /** This device: the same as the header's "Sign out" (the page then asks to sign in). */
+  const endThis = (id: string) =>
+    act(id, async () => {
+      await signOut();
+      return 'Signed out.';
+    });
+
+  const endOthers = () =>
+    act('others', async () => {
+      const { revoked } = await authed((active) => active.signOut({ scope: 'others' }));
+      update((data) => ({ ...data, items: data.items.filter((item) => item.current) }));
+      if (revoked === 0) return 'No other session was signed in.';
+      return revoked === 1 ? 'Signed out 1 other session.' : `Signed out ${revoked} other sessions.`;
+    });
+
+  const data = state.data;
+  if (state.status === 'error' && data === undefined) return <ErrorPanel error={state.error} onRetry={reload} />;
+  if (data === undefined) return <Loading label="Loading your sessions…" />;
+  if (data.items.length === 0 && data.total > 0) {
+    return (
+      <Empty title={`Page ${page} is past the end`}>
+        <a href={sessionsHref()}>Go to the first page</a>
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <div className="toolbar">
+        {outcome ? (
+          <p
+            className={`outcome outcome-${outcome.tone}`}
+            role={outcome.tone === 'done' ? 'status' : 'alert'}
+            data-testid="outcome"
+          >
+            {outcome.text}
+          </p>
+        ) : (
+          <p className="outcome muted">
+            {data.total === 1 ? 'Only this device is signed in.' : `${data.total} sessions are signed in.`}
+          </p>
+        )}
+        <button
+          type="button"
+          className="button button-secondary"
+          disabled={ending !== undefined || data.total <= 1}
+          onClick={() => void endOthers()}
+        >
+          {ending === 'others' ? 'Signing out…' : 'Sign out everywhere else'}
+        </button>
+      </div>
+      {state.status === 'error' ? <ErrorPanel error={state.error} onRetry={reload} /> : null}
+      <div className="card table-card">
+        <table className="sessions" aria-busy={state.status === 'loading'} data-testid="sessions">
+          <caption className="visually-hidden">Where your wallet is signed in, newest sign-in first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Device</th>
+              <th scope="col" data-column="ip">
+                Address
+              </th>
+              <th scope="col" data-column="createdAt">
+                Signed in
+              </th>
+              <th scope="col" data-column="lastUsedAt">
+                Last active
+              </th>
+              <th scope="col">
+                <span className="visually-hidden">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((session) => {
+              const device = describeDevice(session.userAgent);
+              const address = session.ip ?? 'Unknown address';
+              return (
+                <tr
+                  key={session.id}
+                  data-session-id={session.id}
+                  data-current={session.current || undefined}
+                  className={session.current ? 'current' : undefined}
+                >
+                  <td>
+                    <span className="device-cell">
+                      <DeviceIcon kind={device.kind} />
+                      <span>
+                        <span className="device-name" title={session.userAgent ?? 'No user agent'}>
+                          {device.name}
+                          {session.current ? <span className="tag tag-current">This device</span> : null}
+                        </span>
+                        {/* The address and start on narrow screens, where their columns are hidden. */}
+                        <span className="device-meta">
+                          <span className="address">{address}</span>
+                          <span>
+                            Signed in <When iso={session.createdAt} />
+                          </span>
+                        </span>
+                      </span>
+                    </span>
+                  </td>
+                  <td data-column="ip">
+                    <span className="address">{address}</span>
+                  </td>
+                  <td data-column="createdAt">
+                    <When iso={session.createdAt} />
+                    <span className="when-exact">{formatDateTime(session.createdAt)}</span>
+                  </td>
+                  <td data-column="lastUsedAt">
+                    {session.current ? (
+                      <span className="active-now">Active now</span>
+                    ) : (
+                      <When iso={session.lastUsedAt} />
+                    )}
+                  </td>
+                  <td className="action">
+                    <button
+                      type="button"
+                      className="button"
+                      aria-label={
+                        session.current
+                          ? 'Sign out this device'
+                          : `Sign out ${device.name} at ${address}, signed in ${formatAgo(session.createdAt)}`
+                      }
+                      disabled={ending !== undefined}
+                      onClick={() => void (session.current ? endThis(session.id) : endOne(session, device.name))}
+                    >
+                      {ending === session.id ? 'Signing out…' : 'Sign out'}
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {data.totalPages > 1 ? <Pagination of={data} noun="sessions" href={sessionsHref} /> : null}
+      </div>
+    </>
+  );
+}
+
+export function SessionsPage({ page }: { page: number }) {
+  return (
+    <SignedInPage
+      title="Sessions"
+      lede="Each sign-in with your wallet is a session. Sign out any you don't recognise: its token stops working at once."
+      prompt="Sign in to see where you are signed in"
+    >
+      <SessionsList page={page} />
+    </SignedInPage>
+  );
+}
