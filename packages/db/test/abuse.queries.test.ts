@@ -53,12 +53,18 @@ describe.each(BACKENDS)('abuse limits on %s', (backend) => {
       await hitRateLimit(t.db, { bucket: `p:${i}`, now: new Date(now.getTime() - 2 * MINUTE), windowMs: MINUTE });
     }
     await hitRateLimit(t.db, { bucket: 'p:live', now, windowMs: MINUTE });
-    const options = { noncesExpiredBefore: now, windowsBefore: new Date(now.getTime() - MINUTE), batchSize: 5 };
+    const options = {
+      noncesExpiredBefore: now,
+      windowsBefore: new Date(now.getTime() - MINUTE),
+      sessionsEndedBefore: now,
+      batchSize: 5,
+    };
     // Two batches of five at most: 10 of the 20 expired nonces and all 10 ended windows (7
     // here, 3 of the first test).
     expect(await purgeExpiredAuthState(t.db, { ...options, maxBatches: 2 })).toEqual({
       nonces: 10,
       rateLimitWindows: 10,
+      sessions: 0,
     });
     const rest = await purgeExpiredAuthState(t.db, options);
     expect(rest.nonces).toBe(10);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findUserById, isNonceUsed, migrateToLatest, recordNonceUseAndLogin } from '../src/index.js';
@@ -20,8 +21,23 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     );
   });
 
-  const login = (nonce: string, wallet: string, now: Date, expiresAt = new Date(now.getTime() + 60_000)) =>
-    recordNonceUseAndLogin(t.db, { nonce, wallet, chain: 'evm', expiresAt, now });
+  const login = (
+    nonce: string,
+    wallet: string,
+    now: Date,
+    expiresAt = new Date(now.getTime() + 60_000),
+    sessionId = randomUUID(),
+  ) =>
+    recordNonceUseAndLogin(t.db, {
+      nonce,
+      wallet,
+      chain: 'evm',
+      expiresAt,
+      now,
+      session: { id: sessionId, expiresAt: new Date(now.getTime() + 86_400_000), userAgent: 'test', ip: '127.0.0.1' },
+    });
+  const sessionsOf = (userId: number) =>
+    t.db.selectFrom('sessions').selectAll().where('user_id', '=', userId).execute();
 
   it('records a nonce once: creates the user, then a second use gets nothing', async () => {
     const nonce = freshNonce();
@@ -37,6 +53,26 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     expect(await login(nonce, w, now)).toBeNull();
     const user = await findUserById(t.db, first!.user.id);
     expect(user).toEqual(first!.user);
+  });
+
+  it('starts the session in the same statement: one per successful login, none for a used nonce', async () => {
+    const w = `0x${'4'.repeat(40)}`;
+    const now = new Date('2026-03-01T00:00:00Z');
+    const nonce = freshNonce();
+    const sessionId = randomUUID();
+    const first = await login(nonce, w, now, undefined, sessionId);
+    const [session] = await sessionsOf(first!.user.id);
+    expect(session).toMatchObject({
+      id: sessionId,
+      created_at: now,
+      last_used_at: now,
+      expires_at: new Date(now.getTime() + 86_400_000),
+      revoked_at: null,
+      user_agent: 'test',
+      ip: '127.0.0.1',
+    });
+    expect(await login(nonce, w, now)).toBeNull();
+    expect(await sessionsOf(first!.user.id)).toHaveLength(1);
   });
 
   it('a second login of the same wallet updates lastLoginAt and keeps the user', async () => {
@@ -69,6 +105,7 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     const users = await t.db.selectFrom('users').select('id').where('wallet', '=', w).execute();
     expect(users).toHaveLength(1);
+    expect(await sessionsOf(users[0]!.id)).toHaveLength(1);
   });
 
   it('creates one user per wallet when many nonces of one new wallet are used at once', async () => {
