@@ -10,6 +10,7 @@ import { ASK_ZOD, compileCheck, compileParse } from '../src/schema-check.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
+  LogoutResultSchema,
   NonceQuerySchema,
   NonceResponseSchema,
   PageQuerySchema,
@@ -18,6 +19,8 @@ import {
   ProviderPageSchema,
   ProviderSchema,
   ProviderStatsSchema,
+  RevokedSessionSchema,
+  SessionPageSchema,
   TokenResponseSchema,
   UserSchema,
   VerifyBodySchema,
@@ -85,8 +88,33 @@ const valid: [string, z.ZodTypeAny, Record<string, unknown>][] = [
   [
     'TokenResponse',
     TokenResponseSchema,
-    { token: 'a.b.c', tokenType: 'Bearer', expiresAt: at, user, isNewUser: false },
+    { token: 'a.b.c', tokenType: 'Bearer', expiresAt: at, user, isNewUser: false, sessionId: 's-1' },
   ],
+  [
+    'SessionPage',
+    SessionPageSchema,
+    {
+      items: [
+        {
+          id: 's-1',
+          createdAt: at,
+          lastUsedAt: at,
+          expiresAt: at,
+          userAgent: 'Mozilla/5.0',
+          ip: '203.0.113.7',
+          current: true,
+        },
+        { id: 's-2', createdAt: at, lastUsedAt: at, expiresAt: at, userAgent: null, ip: null, current: false },
+      ],
+      page: 1,
+      limit: 20,
+      total: 2,
+      totalPages: 1,
+      nextCursor: null,
+    },
+  ],
+  ['RevokedSession', RevokedSessionSchema, { id: 's-1', revoked: true }],
+  ['LogoutResult', LogoutResultSchema, { revoked: 2 }],
   [
     'NonceResponse',
     NonceResponseSchema,
