@@ -94,7 +94,7 @@ export function createServer(options: ServerOptions) {
       if (database.backend === 'postgres' && (await statementTimeout(database.db)) === '0') {
         log.warn(
           'statement_timeout is off for this role and database: a stuck statement holds its request until TCP ' +
-            "gives up. Set one on the server, e.g. ALTER ROLE <role> SET statement_timeout = '10s' (see the README)",
+            "gives up. Set one on the server, e.g. ALTER ROLE <role> SET statement_timeout = '10s' (see docs/deployment.md)",
         );
       }
       if (config.seedProviders > 0) {

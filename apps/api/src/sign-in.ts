@@ -54,7 +54,7 @@ export function signInFields(
 
 /**
  * The site the message names: SIGN_IN_DOMAIN, else the Host the request was sent to. Anyone
- * can send any Host, so only SIGN_IN_DOMAIN pins the site (README: phishing protection).
+ * can send any Host, so only SIGN_IN_DOMAIN pins the site (docs/wallets.md: phishing protection).
  */
 function signInDomain(config: Config, req: IncomingMessage): string {
   if (config.signInDomain) return config.signInDomain;

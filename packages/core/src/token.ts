@@ -179,7 +179,7 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
         throw unauthorized('token claims are malformed');
       }
       // Tokens issued before sessions existed name none: nothing could ever sign them out, so
-      // they are refused, and the client signs in again (README: sessions).
+      // they are refused, and the client signs in again (docs/api.md: sessions and sign-out).
       if (typeof payload.sid !== 'string' || payload.sid.length === 0) {
         throw unauthorized('token was issued before sessions and can no longer be used; sign in again');
       }
