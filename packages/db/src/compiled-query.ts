@@ -1,19 +1,23 @@
 /**
  * Compile once, run many. Kysely builds a query's operation tree and compiles it to SQL on
- * every call, a tenth of a catalogue request's CPU in the service (figures: BENCH.md, "Where
- * the service's CPU went"). A hot query has one shape per key (the values change, the SQL
- * does not), so it is compiled on first use with placeholders in place of its values, and
- * later calls only put their values into the parameter list. PostgreSQL and PGlite compile
- * to the same SQL, so one cache serves both backends.
+ * every call, a tenth of a catalogue request's CPU in the service (figures: apps/bench/BENCH.md,
+ * "Where the service's CPU went"). A hot query has one shape per key (the values change, the
+ * SQL does not), so it is compiled on first use with placeholders in place of its values, and
+ * later calls only put their values into the parameter list. PostgreSQL and PGlite compile to
+ * the same SQL, so one cache serves both backends.
  *
- * On PostgreSQL the compiled SQL then goes straight to the pg pool, as a named prepared
- * statement: Kysely's executor and connection provider add a dozen promise hops per query, and
- * PostgreSQL spends longer planning these short queries than running them, a plan a prepared
- * statement can keep. Transactions and PGlite
- * (one connection, which Kysely's driver serialises) keep going through Kysely.
+ * The rule for which path a query takes (also on DatabaseHandle.db): a hot statement whose SQL
+ * depends only on its key is written with `runCompiled`, and on the handle's own `db` (a
+ * DirectKysely, PostgreSQL only) it goes straight to the pg pool; in a transaction, on PGlite,
+ * and for every query not written with `runCompiled`, it runs through Kysely.
+ *
+ * Why straight to the pool: Kysely's executor and connection provider add a dozen promise hops
+ * per query, and PostgreSQL spends longer planning these short queries than running them, a
+ * plan a named prepared statement can keep (DATABASE_PREPARED_STATEMENTS). Transactions and
+ * PGlite (one connection, which Kysely's driver serialises) keep going through Kysely.
  */
 import { createHash } from 'node:crypto';
-import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import { type Compilable, CompiledQuery, Kysely, type KyselyConfig } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Stands in for the value at `index` while the shape compiles; it may only become a parameter. */
@@ -34,16 +38,26 @@ interface Shape {
 
 const shapes = new Map<string, Shape>();
 
-type DirectExecutor = (statement: {
+/** Runs one compiled statement on the pool; unnamed when `name` is undefined. */
+export type DirectExecutor = (statement: {
   name: string | undefined;
   sql: string;
   parameters: unknown[];
 }) => Promise<unknown[]>;
-const direct = new WeakMap<Kysely<Database>, DirectExecutor>();
 
-/** Lets compiled queries on `db` (not its transactions) run on `execute`, e.g. a pg pool. */
-export function executeCompiledDirectly(db: Kysely<Database>, execute: DirectExecutor): void {
-  direct.set(db, execute);
+/**
+ * The database handle's Kysely on PostgreSQL, with the fast path in plain sight: `runCompiled`
+ * on it sends the compiled SQL to `direct` (the pg pool) instead of through Kysely's executor.
+ * Its transactions (and any instance Kysely derives from it, e.g. withPlugin) are plain Kysely
+ * instances, so whatever runs in a transaction stays on that transaction's connection.
+ */
+export class DirectKysely extends Kysely<Database> {
+  constructor(
+    config: KyselyConfig,
+    readonly direct: DirectExecutor,
+  ) {
+    super(config);
+  }
 }
 
 /**
@@ -74,8 +88,7 @@ export async function runCompiled<const V extends readonly unknown[], R>(
     shapes.set(key, shape);
   }
   const parameters = shape.parameters.map((p) => (p instanceof Placeholder ? values[p.index] : p.constant));
-  const execute = direct.get(db);
-  if (execute) return (await execute({ name: shape.name, sql: shape.sql, parameters })) as R[];
+  if (db instanceof DirectKysely) return (await db.direct({ name: shape.name, sql: shape.sql, parameters })) as R[];
   const result = await db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>);
   return result.rows;
 }

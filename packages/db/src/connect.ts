@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { type DialectAdapter, Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { executeCompiledDirectly } from './compiled-query.js';
+import { DirectKysely } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 export type Backend = 'postgres' | 'pglite';
@@ -46,6 +46,12 @@ export interface PoolStats {
 }
 
 export interface DatabaseHandle {
+  /**
+   * Kysely over the backend. Which path a query takes: written with `runCompiled` (a hot
+   * statement whose SQL depends only on its key) and run on this `db` on PostgreSQL, it goes
+   * straight to the pg pool (a DirectKysely, compiled-query.ts); in a transaction, on PGlite, or
+   * written with Kysely's builder, it runs through Kysely.
+   */
   db: Kysely<Database>;
   backend: Backend;
   /** True when the database answers a trivial query. */
@@ -95,9 +101,8 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // uncaught exception and a database outage would crash the process. The query's own
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PooledPostgresDialect({ pool }) });
   const prepared = options.preparedStatements ?? false;
-  executeCompiledDirectly(db, async ({ name, sql, parameters }) => {
+  const db = new DirectKysely({ dialect: new PooledPostgresDialect({ pool }) }, async ({ name, sql, parameters }) => {
     if (name === undefined || !prepared) return (await pool.query(sql, parameters)).rows;
     try {
       return (await namedQuery(pool, name, sql, parameters)).rows;

@@ -5,6 +5,7 @@ import type {
   ProviderSortField,
   ProviderStats,
   SortOrder,
+  UnfollowResult,
 } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
@@ -324,15 +325,16 @@ export async function findProviderStats(
   return row && toProviderStats(row);
 }
 
-export type FollowOutcome = FollowResult | 'provider-not-found' | 'user-not-found';
+/** A follow's (FollowResult) or an unfollow's (UnfollowResult) answer, or why there is none. */
+export type FollowOutcome<Result = FollowResult | UnfollowResult> = Result | 'provider-not-found' | 'user-not-found';
 
 /** Reads the provider's count after a follow change, and whether the user still exists. */
-async function followState(
+async function followState<const Following extends boolean>(
   db: Kysely<Database>,
   userId: number,
   providerId: number,
-  following: boolean,
-): Promise<FollowOutcome> {
+  following: Following,
+): Promise<FollowOutcome<{ providerId: number; following: Following; followerCount: number }>> {
   const [row] = await runCompiled(db, 'followState', [userId, providerId], (user, provider) =>
     db
       .selectFrom('providers')
@@ -351,7 +353,7 @@ async function followState(
 export async function followProvider(
   db: Kysely<Database>,
   input: { userId: number; providerId: number; now: Date },
-): Promise<FollowOutcome> {
+): Promise<FollowOutcome<FollowResult>> {
   try {
     await runCompiled(db, 'followProvider', [input.userId, input.providerId, input.now], (user, provider, at) =>
       db
@@ -370,7 +372,7 @@ export async function followProvider(
 export async function unfollowProvider(
   db: Kysely<Database>,
   input: { userId: number; providerId: number },
-): Promise<FollowOutcome> {
+): Promise<FollowOutcome<UnfollowResult>> {
   await runCompiled(db, 'unfollowProvider', [input.userId, input.providerId], (user, provider) =>
     db.deleteFrom('follows').where('user_id', '=', user).where('provider_id', '=', provider),
   );

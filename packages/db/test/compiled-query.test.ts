@@ -64,6 +64,29 @@ describe('compiled queries on postgres', () => {
     }
   });
 
+  it("runs on the transaction's own connection inside a transaction, not the direct path", async () => {
+    // Two connections: were the compiled lookup sent straight to the pool, it would run on the
+    // other one and miss the row this transaction has not committed yet.
+    const twoConnections = createDatabase({ url: scratch.url, poolSize: 2, preparedStatements: true });
+    try {
+      await twoConnections.db
+        .transaction()
+        .execute(async (trx) => {
+          const { id } = await trx
+            .insertInto('providers')
+            .values({ name: 'Uncommitted', description: null, avatar_url: null, follower_count: 0 })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          expect((await findProvider(trx, id))?.name).toBe('Uncommitted');
+          expect(await findProvider(twoConnections.db, id)).toBeUndefined();
+          throw new Error('roll back');
+        })
+        .catch((error: Error) => expect(error.message).toBe('roll back'));
+    } finally {
+      await twoConnections.close();
+    }
+  });
+
   it('still answers after a column type changes under a prepared statement', async () => {
     expect((await findProvider(database.db, 1))?.name).toBe('First');
     await sql`alter table providers alter column description type varchar(500)`.execute(database.db);
