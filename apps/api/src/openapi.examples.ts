@@ -18,6 +18,7 @@ import type {
   Session,
   SessionPage,
   TokenResponse,
+  UnfollowResult,
   User,
   VerifyBody,
 } from '@signal/core';
@@ -149,7 +150,7 @@ export const providerStats = {
 } satisfies ProviderStats;
 
 export const followResult = { providerId: 5, following: true, followerCount: 8 } satisfies FollowResult;
-export const unfollowResult = { providerId: 5, following: false, followerCount: 7 } satisfies FollowResult;
+export const unfollowResult = { providerId: 5, following: false, followerCount: 7 } satisfies UnfollowResult;
 
 export const followingPage = {
   items: [{ ...provider, followerCount: 8, followedAt: '2026-11-23T10:01:00.000Z' }],

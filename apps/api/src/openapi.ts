@@ -3,7 +3,9 @@
  * the operations from the routers (paths, parameters and schemas from core's zod, examples from
  * the procedures' meta); this module then replaces its generic error response (tRPC's codes)
  * with the contract's: per operation, one response per status with the ErrorBody schema
- * narrowed to the codes that operation can answer, and an example of each code.
+ * narrowed to the codes that operation can answer, and an example of each code. Last,
+ * openapi.components.ts names the schemas (core's wire types as `$ref` components) and makes
+ * request bodies say that unknown fields are ignored.
  */
 import { STATUS_CODES } from 'node:http';
 import {
@@ -21,7 +23,11 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { generateOpenApiDocument } from 'trpc-openapi';
 import type { ZodTypeAny } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { validationError } from './errors.js';
+import { toWireError, validationError } from './errors.js';
+import { MAX_BODY_BYTES } from './http/body.js';
+import { MAX_HEADER_BYTES, MAX_URL_BYTES, parseRequestTarget } from './http/limits.js';
+import { noRoute } from './http/rest.js';
+import { acceptUnknownBodyFields, nameComponentSchemas } from './openapi.components.js';
 import * as examples from './openapi.examples.js';
 import { appRouter } from './routers/index.js';
 import type { Meta } from './trpc.js';
@@ -34,7 +40,10 @@ const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
 /** When each code is answered, and the body it is answered with (messages as the service words them). */
 const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
   VALIDATION_ERROR: {
-    when: 'a query, path or body field is invalid (`issues` lists them), or the body is not JSON',
+    when:
+      'a query, path or body field is invalid (`issues` lists them) or the body is not JSON; and on any operation, ' +
+      `a request that cannot be read: a URL over ${MAX_URL_BYTES / 1024} KiB (\`issues\` path \`["url"]\`), ` +
+      `headers over ${MAX_HEADER_BYTES / 1024} KiB, malformed HTTP, or one not received in time`,
     example: {
       code: 'VALIDATION_ERROR',
       message: 'Invalid request: limit: must be at most 100',
@@ -78,12 +87,14 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     example: { code: 'PROVIDER_NOT_FOUND', message: 'provider 5 does not exist' },
   },
   NOT_FOUND: {
-    when: 'no such path, or the path does not take this method',
-    example: { code: 'NOT_FOUND', message: 'No such endpoint' },
+    when:
+      'the URL names no route: a mistyped path, or a path parameter holding a `/` (routing comes before the ' +
+      'operation, so any operation can get it; so does a method a path does not take)',
+    example: toWireError(noRoute('GET', '/providers/5/statistics', [])).body,
   },
   PAYLOAD_TOO_LARGE: {
-    when: 'the request body is over 16 KiB',
-    example: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 16 KiB' },
+    when: `the request body is over ${MAX_BODY_BYTES / 1024} KiB (any method but GET: the host reads a body on each)`,
+    example: { code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB` },
   },
   RATE_LIMITED: {
     when:
@@ -135,6 +146,16 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, OpenAPIV3.HeaderOb
   },
 };
 
+/** Where to ask, and the repository's licence (LICENSE at its root; the SDK's package.json says the same). */
+const CONTACT: OpenAPIV3.ContactObject = {
+  name: 'Signal provider service',
+  url: 'https://github.com/signal-provider/signal/issues',
+};
+const LICENSE: OpenAPIV3.LicenseObject = {
+  name: 'MIT',
+  url: 'https://github.com/signal-provider/signal/blob/main/LICENSE',
+};
+
 const TAGS: OpenAPIV3.TagObject[] = [
   {
     name: 'auth',
@@ -160,10 +181,14 @@ served over tRPC at \`/trpc/<procedure>\` with the same shapes.
 3. \`POST /auth/verify\` with \`{ wallet, nonce, signature }\` returns a 30-day JWT in \`token\`.
 4. Send \`Authorization: Bearer <token>\`. On this page: **Authorize**, paste the token, then "Try it out".
 
-**Errors** are always \`{ "code", "message", "issues"? }\` with a stable \`code\`; each operation lists the codes
-it can answer, with an example of each. Any request may also get 400 \`VALIDATION_ERROR\` when it cannot be
-read at all (URL over 4 KiB, malformed headers), and 404 \`NOT_FOUND\` for an unknown path or a method the
-path does not take.`;
+**Errors** are always \`{ "code", "message", "issues"? }\` (\`ErrorBody\`) with a stable \`code\`; each operation
+lists the codes it can answer, with an example of each. Every operation lists 400 \`VALIDATION_ERROR\` (also
+for a request that cannot be read at all: URL over ${MAX_URL_BYTES / 1024} KiB, headers over ${MAX_HEADER_BYTES / 1024} KiB),
+404 \`NOT_FOUND\` (no route for the URL) and 500 \`INTERNAL_ERROR\`, since the host answers these before choosing
+the operation.
+
+**Types**: every answer and body is a named schema under \`components.schemas\` (\`Provider\`, \`ProviderPage\`,
+\`User\`, \`ErrorBody\`, …), named as in the service's own wire schemas, for code generators.`;
 
 /** A zod schema as an OpenAPI 3.0 schema object, the way trpc-openapi converts the routers' schemas. */
 function schemaOf(schema: ZodTypeAny): OpenAPIV3.SchemaObject {
@@ -211,14 +236,28 @@ const SERVICE_ENDPOINTS: ServiceEndpoint[] = [
   },
 ];
 
+/**
+ * What the host can answer to any request before (or beside) its operation: an unreadable
+ * request (http/limits.ts), no route for the URL (http/rest.ts), a bug.
+ */
+const ANY_OPERATION: readonly ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'INTERNAL_ERROR'];
+
+/** The VALIDATION_ERROR of an unreadable request, as the host words it. */
+function urlTooLongExample(): ErrorBody {
+  try {
+    parseRequestTarget(`/${'x'.repeat(MAX_URL_BYTES)}`);
+  } catch (error) {
+    return toWireError(error).body;
+  }
+  throw new Error('OpenAPI: parseRequestTarget took a URL over MAX_URL_BYTES');
+}
+
 /** Error codes an operation can answer: its own (meta.errors) plus those of every route of its kind. */
 function errorCodesOf(operation: OpenAPIV3.OperationObject, method: string, own: ErrorCode[]): ErrorCode[] {
-  const codes = new Set<ErrorCode>(own);
-  if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) codes.add('VALIDATION_ERROR');
+  const codes = new Set<ErrorCode>([...own, ...ANY_OPERATION]);
   if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED');
   // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
   if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
-  codes.add('INTERNAL_ERROR');
   return ERROR_CODES.filter((code) => codes.has(code));
 }
 
@@ -249,7 +288,12 @@ function errorResponses(codes: ErrorCode[], overrides: Partial<Record<ErrorCode,
       content: {
         'application/json': {
           // The shared body, with `code` narrowed to the codes this operation answers with this status.
-          schema: { allOf: [{ $ref: ERROR_BODY_REF }, { type: 'object', properties: { code: { enum: here } } }] },
+          schema: {
+            allOf: [
+              { $ref: ERROR_BODY_REF },
+              { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: here } } },
+            ],
+          },
           examples: Object.fromEntries(
             here.map((code) => [code, { summary: code, value: overrides[code] ?? ERROR_DOCS[code].example }]),
           ),
@@ -271,7 +315,10 @@ function serviceOperation(endpoint: ServiceEndpoint): OpenAPIV3.OperationObject 
         description: 'Successful response',
         content: { 'application/json': { schema: schemaOf(endpoint.schema), example: endpoint.example } },
       },
-      ...errorResponses(ERROR_CODES.filter((code) => code === 'INTERNAL_ERROR' || endpoint.errors.includes(code))),
+      ...errorResponses(
+        ERROR_CODES.filter((code) => ANY_OPERATION.includes(code) || endpoint.errors.includes(code)),
+        { VALIDATION_ERROR: urlTooLongExample() },
+      ),
     },
   };
 }
@@ -328,6 +375,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
     },
   }) as OpenApiDocument;
+  doc.info = { ...doc.info, contact: CONTACT, license: LICENSE };
   doc.servers = [{ url: '/', description: 'This server (the origin that served this document)' }];
   doc.tags = TAGS;
 
@@ -348,7 +396,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       ...success,
       ...(CACHEABLE_OPERATIONS.has(`${meta.openapi.method} ${meta.openapi.path}`) ? cachingResponses(success) : {}),
       ...errorResponses(errorCodesOf(operation, method, own), {
-        ...(validation ? { VALIDATION_ERROR: validation } : {}),
+        VALIDATION_ERROR: validation ?? urlTooLongExample(),
       }),
     };
     // `cursor` has no example on purpose: a cursor only comes from an answer of this server
@@ -366,5 +414,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     securitySchemes: doc.components?.securitySchemes ?? {},
     schemas: { ErrorBody: schemaOf(ErrorBodySchema) },
   };
+  acceptUnknownBodyFields(doc);
+  nameComponentSchemas(doc, SERVICE_ENDPOINTS);
   return doc;
 }

@@ -104,12 +104,19 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     const documented = op.locator('.responses-wrapper tr.response');
     await documented.first().waitFor();
     const codes = await documented.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')));
-    expect(codes).toEqual(['200', '400', '401', '413', '429', '500', '503']);
+    // 404 NOT_FOUND too: the host routes before the operation is chosen.
+    expect(codes).toEqual(['200', '400', '401', '404', '413', '429', '500', '503']);
     const unauthorized = op.locator('.responses-wrapper tr.response[data-code="401"]');
     await expect(unauthorized.textContent()).resolves.toMatch(/INVALID_NONCE[\s\S]*INVALID_SIGNATURE/);
     await unauthorized.scrollIntoViewIfNeeded();
     await screenshot(page, 'docs-errors');
     await op.locator('.opblock-summary').click();
+  });
+
+  it('lists the named schemas (Provider, ProviderPage, ErrorBody, …) under Schemas', async () => {
+    for (const name of ['Provider', 'ProviderPage', 'FollowResult', 'UnfollowResult', 'ErrorBody', 'User']) {
+      await expect(page.locator(`#model-${name}`).count(), name).resolves.toBe(1);
+    }
   });
 
   it('"Try it out" on GET /providers answers 200 with the catalogue', async () => {

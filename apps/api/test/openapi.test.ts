@@ -1,10 +1,14 @@
 /**
- * /openapi.json: a valid OpenAPI 3 document (checked by a maintained validator) that documents
- * every operation fully (summary, description, tags, parameters, schemas, examples, every error
- * code with an example, bearer security), and whose claims hold against the running server.
+ * /openapi.json: a valid OpenAPI 3 document (checked by a maintained validator, and clean under
+ * Spectral's spectral:oas ruleset) that documents every operation fully (summary, description,
+ * tags, parameters, named schemas, examples, every error code with an example, bearer
+ * security), and whose claims hold against the running server.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { compileErrors, validate } from '@readme/openapi-parser';
+import * as core from '@signal/core';
 import {
   ERROR_STATUS,
   ErrorBodySchema,
@@ -16,6 +20,9 @@ import {
 } from '@signal/core';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { parseWallet } from '@signal/core/wallet';
+import spectralCore from '@stoplight/spectral-core';
+import spectralParsers from '@stoplight/spectral-parsers';
+import spectralRulesets from '@stoplight/spectral-rulesets';
 import type { AnyProcedure } from '@trpc/server';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +35,8 @@ import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 type Operation = Record<string, any>;
 
 const SERVICE_PATHS = ['/health', '/ready', '/.well-known/jwks.json'];
+const REF = '#/components/schemas/';
+const REPO_ROOT = new URL('../../../', import.meta.url);
 
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(
   ([name, procedure]) => {
@@ -50,6 +59,28 @@ function operations(): { path: string; method: string; op: Operation }[] {
 
 function errorExamples(op: Operation, status: number): Record<string, { value: unknown }> {
   return op.responses[status]?.content?.['application/json']?.examples ?? {};
+}
+
+/** A schema with its `$ref` followed (one level: components are never bare references). */
+function resolved(schema: any): any {
+  return schema?.$ref ? doc.components.schemas[schema.$ref.slice(REF.length)] : schema;
+}
+
+/** Every object below `node`, with where it is; examples and defaults (data) left out. */
+function* objectsIn(node: unknown, where: string): Generator<[string, unknown]> {
+  if (typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'example' || key === 'examples' || key === 'default') continue;
+    if (typeof value === 'object' && value !== null) {
+      yield [`${where}/${key}`, value];
+      yield* objectsIn(value, `${where}/${key}`);
+    }
+  }
+}
+
+/** A URL for a path template, with `1` in each parameter. */
+function urlOf(path: string): string {
+  return path.replace(/\{[^}]+\}/g, '1');
 }
 
 beforeAll(async () => {
@@ -106,8 +137,135 @@ describe('/openapi.json as a document', () => {
 
   it('declares the bearer scheme and the ErrorBody schema from core', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const codes = doc.components.schemas.ErrorBody.properties.code.enum;
-    expect(codes.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
+    expect(doc.components.schemas.ErrorBody.properties.code).toEqual({ $ref: `${REF}ErrorCode` });
+    const { type, enum: codes } = doc.components.schemas.ErrorCode;
+    expect(type).toBe('string');
+    expect([...codes].sort()).toEqual(Object.keys(ERROR_STATUS).sort());
+  });
+
+  it("Spectral's spectral:oas ruleset reports nothing: no error, no warning, no hint", async () => {
+    const spectral = new spectralCore.Spectral();
+    // What a .spectral.yaml of `extends: spectral:oas` runs (its recommended rules).
+    spectral.setRuleset({ extends: [[spectralRulesets.oas as never, 'recommended']] });
+    const results = await spectral.run(
+      new spectralCore.Document(JSON.stringify(doc, null, 2), spectralParsers.Json, '/openapi.json'),
+    );
+    expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
+  });
+
+  it('Spectral does flag a document without contact and licence (so the check above means something)', async () => {
+    const spectral = new spectralCore.Spectral();
+    spectral.setRuleset({ extends: [[spectralRulesets.oas as never, 'recommended']] });
+    const bare = structuredClone(doc);
+    delete bare.info.contact;
+    delete bare.info.license;
+    const results = await spectral.run(
+      new spectralCore.Document(JSON.stringify(bare), spectralParsers.Json, '/openapi.json'),
+    );
+    expect(results.map((r) => r.code)).toContain('info-contact');
+  });
+
+  it("names the repository's licence and where to ask in info", () => {
+    const sdk = JSON.parse(readFileSync(new URL('packages/sdk/package.json', REPO_ROOT), 'utf8'));
+    const licence = readFileSync(new URL('LICENSE', REPO_ROOT), 'utf8');
+    expect(licence.split('\n')[0]).toBe(`${sdk.license} License`);
+    expect(doc.info.license).toEqual({ name: sdk.license, url: expect.stringMatching(/\/LICENSE$/) });
+    expect(doc.info.contact).toEqual({ name: expect.any(String), url: sdk.bugs.url });
+  });
+});
+
+describe('named schemas', () => {
+  const NAMES = [
+    'Chain',
+    'ErrorBody',
+    'ErrorCode',
+    'ErrorIssue',
+    'FollowResult',
+    'FollowedProvider',
+    'FollowedProviderPage',
+    'HealthResponse',
+    'Jwks',
+    'LogoutBody',
+    'LogoutResult',
+    'NonceResponse',
+    'Provider',
+    'ProviderPage',
+    'ProviderStats',
+    'ReadyResponse',
+    'RevokedSession',
+    'Session',
+    'SessionPage',
+    'SignInFormat',
+    'TokenResponse',
+    'UnfollowResult',
+    'User',
+    'VerifyBody',
+  ];
+
+  it("are core's wire types, each under the name of its zod schema", () => {
+    expect(Object.keys(doc.components.schemas).sort()).toEqual([...NAMES].sort());
+    for (const name of NAMES) expect(core, name).toHaveProperty(`${name}Schema`);
+  });
+
+  it("every answer and body is a $ref to the component named after its procedure's schema", () => {
+    const names = new Map<unknown, string>(
+      Object.entries(core).flatMap(([key, value]) => (key.endsWith('Schema') ? [[value, key.slice(0, -6)]] : [])),
+    );
+    for (const { name, openapi, input, output } of procedures) {
+      const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
+      expect(op.responses[200].content['application/json'].schema, name).toEqual({
+        $ref: `${REF}${names.get(output)}`,
+      });
+      if (op.requestBody) {
+        expect(op.requestBody.content['application/json'].schema, name).toEqual({ $ref: `${REF}${names.get(input)}` });
+      }
+    }
+    const service = { '/health': 'HealthResponse', '/ready': 'ReadyResponse', '/.well-known/jwks.json': 'Jwks' };
+    for (const [path, component] of Object.entries(service)) {
+      expect(doc.paths[path].get.responses[200].content['application/json'].schema).toEqual({
+        $ref: `${REF}${component}`,
+      });
+    }
+  });
+
+  it('nested types refer to their components too: pages to their items, the token answer to User, ErrorBody to ErrorIssue', () => {
+    const { schemas } = doc.components;
+    expect(schemas.ProviderPage.properties.items.items).toEqual({ $ref: `${REF}Provider` });
+    expect(schemas.FollowedProviderPage.properties.items.items).toEqual({ $ref: `${REF}FollowedProvider` });
+    expect(schemas.SessionPage.properties.items.items).toEqual({ $ref: `${REF}Session` });
+    expect(schemas.TokenResponse.properties.user).toEqual({ $ref: `${REF}User` });
+    expect(schemas.User.properties.chain).toEqual({ $ref: `${REF}Chain` });
+    expect(schemas.NonceResponse.properties.format).toEqual({ $ref: `${REF}SignInFormat` });
+    expect(schemas.ErrorBody.properties.issues.items).toEqual({ $ref: `${REF}ErrorIssue` });
+  });
+
+  it('leaves no inline copy of a component anywhere in the document', () => {
+    for (const [name, component] of Object.entries(doc.components.schemas)) {
+      const elsewhere = [
+        ...objectsIn(doc.paths, '#/paths'),
+        ...Object.entries(doc.components.schemas).flatMap(([other, value]) =>
+          other === name
+            ? [...objectsIn(value, `${REF}${other}`)]
+            : [[`${REF}${other}`, value], ...objectsIn(value, `${REF}${other}`)],
+        ),
+      ] as [string, unknown][];
+      const copies = elsewhere.filter(([, value]) => isDeepStrictEqual(value, component)).map(([where]) => where);
+      expect(copies, name).toEqual([]);
+    }
+  });
+
+  it('types `following` as the constant of each answer: true after a follow, false after an unfollow', () => {
+    const { FollowResult, UnfollowResult } = doc.components.schemas;
+    expect(FollowResult.properties.following).toMatchObject({ type: 'boolean', enum: [true] });
+    expect(UnfollowResult.properties.following).toMatchObject({ type: 'boolean', enum: [false] });
+  });
+
+  it('types every enum, the per-status error codes included', () => {
+    for (const [where, value] of [...objectsIn(doc.paths, '#/paths'), ...objectsIn(doc.components, '#/components')]) {
+      const schema = value as { enum?: unknown[]; type?: string };
+      if (!Array.isArray(schema.enum)) continue;
+      expect(schema.type, where).toBe(typeof schema.enum[0]);
+    }
   });
 });
 
@@ -141,13 +299,47 @@ describe('every operation', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
       const success = op.responses[200]?.content?.['application/json'];
-      expect(success?.schema?.type, where).toBe('object');
+      expect(resolved(success?.schema)?.type, where).toBe('object');
       expect(success?.example, where).toBeDefined();
       if (op.requestBody) {
         const body = op.requestBody.content['application/json'];
-        expect(body.schema.type, where).toBe('object');
+        expect(resolved(body.schema).type, where).toBe('object');
         expect(body.example, where).toBeDefined();
       }
+    }
+  });
+
+  it('lists the errors the host answers before choosing an operation: 400 VALIDATION_ERROR, 404 NOT_FOUND, 500', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method} ${path}`;
+      expect(Object.keys(errorExamples(op, 400)), where).toContain('VALIDATION_ERROR');
+      expect(Object.keys(errorExamples(op, 404)), where).toContain('NOT_FOUND');
+      expect(Object.keys(errorExamples(op, 500)), where).toEqual(['INTERNAL_ERROR']);
+      // The host reads a body on every method but GET, so only those can be too large.
+      expect(Object.keys(errorExamples(op, 413)), where).toEqual(method === 'get' ? [] : ['PAYLOAD_TOO_LARGE']);
+    }
+  });
+
+  it('lists 503 on every operation that reads the database (every procedure, /ready), and 429 on every rate-limited one', () => {
+    for (const { openapi } of procedures) {
+      const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
+      expect(Object.keys(errorExamples(op, 503)), openapi.path).toEqual(['SERVICE_UNAVAILABLE']);
+    }
+    expect(Object.keys(errorExamples(doc.paths['/ready'].get, 503))).toEqual(['SERVICE_UNAVAILABLE']);
+    expect(doc.paths['/health'].get.responses[503]).toBeUndefined();
+    const limited = ['GET /auth/nonce', 'POST /auth/verify', 'GET /providers', 'GET /providers/{id}'];
+    for (const key of [...limited, 'GET /providers/{id}/stats', 'POST /providers/{id}/follow']) {
+      const [method, path] = key.split(' ') as [string, string];
+      expect(Object.keys(errorExamples(doc.paths[path][method.toLowerCase()], 429)), key).toEqual(['RATE_LIMITED']);
+    }
+  });
+
+  it('describes request bodies as the server reads them: unknown fields ignored, not refused', () => {
+    for (const { path, method, op } of operations()) {
+      if (!op.requestBody) continue;
+      const schema = resolved(op.requestBody.content['application/json'].schema);
+      expect(schema.additionalProperties, `${method} ${path}`).toBeUndefined();
+      expect(op.requestBody.description, `${method} ${path}`).toMatch(/not listed here are ignored/);
     }
   });
 
@@ -277,6 +469,9 @@ describe('the document against the running server', () => {
     ['GET', '/providers/999999/stats', '/providers/{id}/stats'],
     ['POST', '/providers/999999/follow', '/providers/{id}/follow', { token: true }],
     ['DELETE', '/providers/1/follow', '/providers/{id}/follow'],
+    // A session id holding a `/` names no route: NOT_FOUND, before the operation is chosen.
+    ['DELETE', '/me/sessions/a/b', '/me/sessions/{id}', { token: true }],
+    ['GET', '/health/x', '/health'],
   ];
 
   it.each(failures)('%s %s: the status and code are documented', async (method, url, template, options = {}) => {
@@ -287,6 +482,72 @@ describe('the document against the running server', () => {
     expect(reply.status).toBeGreaterThanOrEqual(400);
     const op = doc.paths[template][method.toLowerCase()];
     expect(Object.keys(errorExamples(op, reply.status))).toContain(reply.body.code);
+  });
+
+  it.each(
+    // Every documented operation, asked with a URL over 4 KiB: 400 VALIDATION_ERROR, listed there.
+    [...procedures.map((p) => [p.openapi.method, p.openapi.path]), ...SERVICE_PATHS.map((path) => ['GET', path])] as [
+      string,
+      string,
+    ][],
+  )('%s %s with a URL over 4 KiB: 400 VALIDATION_ERROR, documented with its example', async (method, path) => {
+    const reply = await call(api, method, `${urlOf(path)}?pad=${'x'.repeat(4200)}`, { token });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ code: 'VALIDATION_ERROR', issues: [{ path: ['url'] }] });
+    const op = doc.paths[path][method.toLowerCase()];
+    expect(Object.keys(errorExamples(op, 400))).toContain('VALIDATION_ERROR');
+  });
+
+  it.each([...procedures.filter((p) => p.openapi.method !== 'GET').map((p) => [p.openapi.method, p.openapi.path])] as [
+    string,
+    string,
+  ][])('%s %s with a body over 16 KiB: 413 PAYLOAD_TOO_LARGE, documented', async (method, path) => {
+    const reply = await call(api, method, urlOf(path), { token, body: { pad: 'x'.repeat(20_000) } });
+    expect(reply.status).toBe(413);
+    expect(reply.body.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(Object.keys(errorExamples(doc.paths[path][method.toLowerCase()], 413))).toEqual(['PAYLOAD_TOO_LARGE']);
+  });
+
+  it("the examples of the errors any operation gets are the server's own answers", async () => {
+    const health = doc.paths['/health'].get;
+    const long = await call(api, 'GET', `/health?pad=${'x'.repeat(5000)}`);
+    expect(long.body).toEqual(errorExamples(health, 400).VALIDATION_ERROR?.value);
+    const missing = await call(api, 'GET', '/providers/5/statistics');
+    expect(missing.body).toEqual(errorExamples(health, 404).NOT_FOUND?.value);
+  });
+
+  it('POST /auth/verify with an extra field signs in: unknown body fields are ignored, as documented', async () => {
+    const wallet = evmWallet();
+    const nonce = await call(api, 'GET', `/auth/nonce?wallet=${wallet.address}`);
+    const signature = await wallet.sign(nonce.body.message);
+    const body = {
+      wallet: wallet.address,
+      nonce: nonce.body.nonce,
+      signature,
+      referrer: 'newsletter',
+      extra: { a: 1 },
+    };
+    const reply = await call(api, 'POST', '/auth/verify', { body });
+    expect(reply.status).toBe(200);
+    expect(reply.body.user.wallet).toBe(wallet.address);
+    expect(resolved(doc.paths['/auth/verify'].post.requestBody.content['application/json'].schema)).not.toHaveProperty(
+      'additionalProperties',
+    );
+    // And the same for the other body: POST /auth/logout with an unknown field ends the session.
+    const out = await call(api, 'POST', '/auth/logout', {
+      token: reply.body.token,
+      body: { scope: 'current', why: 'x' },
+    });
+    expect(out).toMatchObject({ status: 200, body: { revoked: 1 } });
+  });
+
+  it('follow answers following: true and unfollow following: false, the constants the document gives', async () => {
+    const { token: own } = await signIn(api, evmWallet());
+    const { FollowResult, UnfollowResult } = doc.components.schemas;
+    const followed = await call(api, 'POST', '/providers/1/follow', { token: own });
+    expect(followed.body.following).toBe(FollowResult.properties.following.enum[0]);
+    const unfollowed = await call(api, 'DELETE', '/providers/1/follow', { token: own });
+    expect(unfollowed.body.following).toBe(UnfollowResult.properties.following.enum[0]);
   });
 
   it("a VALIDATION_ERROR example is the service's own answer to that input", async () => {

@@ -27,7 +27,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   throw new Error(`not within ${timeoutMs} ms`);
 }
 
-/** The bound the README promises: a pooled connect gives up after 5 s, plus slack for a loaded machine. */
+/** The bound docs/deployment.md ("Database outages") promises: a pooled connect gives up after 5 s, plus slack for a loaded machine. */
 const ANSWER_BOUND_MS = 6_500;
 
 describe('database outage behind a TCP proxy', () => {

@@ -216,12 +216,25 @@ export type ProviderPage = z.infer<typeof ProviderPageSchema>;
 export const FollowedProviderPageSchema = pageSchema(FollowedProviderSchema);
 export type FollowedProviderPage = z.infer<typeof FollowedProviderPageSchema>;
 
-export const FollowResultSchema = z.object({
-  providerId: entityId,
-  following: z.boolean().describe('Whether the signed-in user now follows the provider'),
-  followerCount: z.number().int().nonnegative().describe("The provider's follower count after the change"),
-});
+/**
+ * The answer of a follow (`following: true`) or an unfollow (`following: false`): a literal,
+ * not a boolean, so a typed client (and a code generator reading the OpenAPI document) knows
+ * which one it holds.
+ */
+function followResultSchema<const Following extends boolean>(following: Following, description: string) {
+  return z.object({
+    providerId: entityId,
+    following: z.literal(following).describe(description),
+    followerCount: z.number().int().nonnegative().describe("The provider's follower count after the change"),
+  });
+}
+export const FollowResultSchema = followResultSchema(true, 'Always true: the signed-in user now follows the provider');
 export type FollowResult = z.infer<typeof FollowResultSchema>;
+export const UnfollowResultSchema = followResultSchema(
+  false,
+  'Always false: the signed-in user no longer follows the provider',
+);
+export type UnfollowResult = z.infer<typeof UnfollowResultSchema>;
 
 // ── Sessions ────────────────────────────────────────────────────────────────
 
@@ -298,6 +311,7 @@ for (const schema of [
   ProviderPageSchema,
   FollowedProviderPageSchema,
   FollowResultSchema,
+  UnfollowResultSchema,
   SessionPageSchema,
   SessionIdParamsSchema,
   RevokedSessionSchema,
@@ -310,18 +324,16 @@ for (const schema of [
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES as [string, ...string[]]).describe('Stable machine code');
 
+/** One invalid field of a VALIDATION_ERROR (the wire form of core's ErrorIssue). */
+export const ErrorIssueSchema = z.object({
+  path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, e.g. ["limit"]'),
+  message: z.string(),
+});
+
 export const ErrorBodySchema = z.object({
   code: ErrorCodeSchema,
   message: z.string().min(1).describe('Human-readable explanation'),
-  issues: z
-    .array(
-      z.object({
-        path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, e.g. ["limit"]'),
-        message: z.string(),
-      }),
-    )
-    .optional()
-    .describe('VALIDATION_ERROR only: one entry per invalid field'),
+  issues: z.array(ErrorIssueSchema).optional().describe('VALIDATION_ERROR only: one entry per invalid field'),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -22,6 +22,7 @@ import {
   RevokedSessionSchema,
   SessionPageSchema,
   TokenResponseSchema,
+  UnfollowResultSchema,
   UserSchema,
   VerifyBodySchema,
 } from '../src/schemas.js';
@@ -84,6 +85,7 @@ const valid: [string, z.ZodTypeAny, Record<string, unknown>][] = [
     },
   ],
   ['FollowResult', FollowResultSchema, { providerId: 5, following: true, followerCount: 8 }],
+  ['UnfollowResult', UnfollowResultSchema, { providerId: 5, following: false, followerCount: 7 }],
   ['User', UserSchema, user],
   [
     'TokenResponse',

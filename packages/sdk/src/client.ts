@@ -20,6 +20,7 @@ import type {
   RevokedSession,
   Session,
   SignOutScope,
+  UnfollowResult,
   User,
 } from './wire.types.js';
 
@@ -128,7 +129,7 @@ export interface SignalClient {
     /** `POST /providers/{id}/follow` (signed in; idempotent). */
     follow(id: ProviderId): Promise<FollowResult>;
     /** `DELETE /providers/{id}/follow` (signed in; idempotent). */
-    unfollow(id: ProviderId): Promise<FollowResult>;
+    unfollow(id: ProviderId): Promise<UnfollowResult>;
   };
   me: {
     /** `GET /me` (signed in). */

@@ -35,8 +35,10 @@ export type ProviderPage = Outputs['providers']['list'];
 export type FollowedProvider = Outputs['me']['following']['items'][number];
 /** A page of followed providers, newest follow first (`GET /me/following`). */
 export type FollowedProviderPage = Outputs['me']['following'];
-/** Result of a follow or unfollow; both are idempotent. */
+/** Result of a follow (`following: true`); idempotent. */
 export type FollowResult = Outputs['providers']['follow'];
+/** Result of an unfollow (`following: false`); idempotent. */
+export type UnfollowResult = Outputs['providers']['unfollow'];
 /** Page (or cursor), limit, sort field and direction of `providers.list`; every field is optional. */
 export type ProviderListQuery = Inputs['providers']['list'];
 /** Page (or cursor) and limit of `me.following` and `sessions.list`; all optional. */

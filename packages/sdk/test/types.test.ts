@@ -9,6 +9,7 @@ import {
   type ActiveSessionPage,
   createClient,
   type FollowedProvider,
+  type FollowResult,
   type Provider,
   type ProviderPage,
   type Session,
@@ -16,6 +17,7 @@ import {
   type SignalErrorCode,
   type SignOutResult,
   type SignOutScope,
+  type UnfollowResult,
   type User,
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
@@ -67,6 +69,13 @@ describe('results are typed', () => {
     expectTypeOf(client.sessions.revoke).parameter(0).toEqualTypeOf<Inputs['sessions']['revoke']['id']>();
     expectTypeOf<ActiveSessionPage>().toEqualTypeOf<Outputs['sessions']['list']>();
     expectTypeOf<SignOutScope | undefined>().toEqualTypeOf<Extract<Inputs['auth']['logout'], object>['scope']>();
+  });
+
+  it('follow answers following: true and unfollow following: false, as literals', () => {
+    expectTypeOf(client.providers.follow).returns.resolves.toEqualTypeOf<FollowResult>();
+    expectTypeOf(client.providers.unfollow).returns.resolves.toEqualTypeOf<UnfollowResult>();
+    expectTypeOf<FollowResult['following']>().toEqualTypeOf<true>();
+    expectTypeOf<UnfollowResult['following']>().toEqualTypeOf<false>();
   });
 
   it('sessions: the sign-in result names its session; the list item is ActiveSession', () => {

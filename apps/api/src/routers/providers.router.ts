@@ -6,6 +6,7 @@ import {
   ProviderPageSchema,
   ProviderSchema,
   ProviderStatsSchema,
+  UnfollowResultSchema,
 } from '@signal/core';
 import {
   type FollowOutcome,
@@ -23,7 +24,7 @@ import { router, walletNotFound } from '../trpc.js';
 
 const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 
-function followResult(outcome: FollowOutcome, providerId: number) {
+function followResult<Result>(outcome: FollowOutcome<Result>, providerId: number): Result {
   if (outcome === 'provider-not-found') throw providerNotFound(providerId);
   if (outcome === 'user-not-found') throw walletNotFound();
   return outcome;
@@ -155,7 +156,7 @@ export const providersRouter = router({
       errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
-    .output(FollowResultSchema)
+    .output(UnfollowResultSchema)
     .mutation(async ({ input, ctx }) =>
       followResult(
         await unfollowProvider(ctx.services.database.db, { userId: ctx.auth.userId, providerId: input.id }),

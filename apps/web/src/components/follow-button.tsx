@@ -1,4 +1,4 @@
-import type { FollowResult } from '@signal/sdk';
+import type { FollowResult, UnfollowResult } from '@signal/sdk';
 import { useState } from 'react';
 import { announcedByBanner, describeProblem } from '../api';
 import { useSession } from '../session';
@@ -8,7 +8,13 @@ import { SignInButtons } from './session-bar';
  * Follow or unfollow (both idempotent on the API). The answer carries the provider's new
  * follower count, which the caller shows at once.
  */
-export function FollowButton({ providerId, onChange }: { providerId: number; onChange(result: FollowResult): void }) {
+export function FollowButton({
+  providerId,
+  onChange,
+}: {
+  providerId: number;
+  onChange(result: FollowResult | UnfollowResult): void;
+}) {
   const { session, followed, authed, refresh, markFollowed } = useSession();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string>();
@@ -26,7 +32,7 @@ export function FollowButton({ providerId, onChange }: { providerId: number; onC
     setBusy(true);
     setProblem(undefined);
     try {
-      const result = await authed((client) =>
+      const result = await authed<FollowResult | UnfollowResult>((client) =>
         following ? client.providers.unfollow(providerId) : client.providers.follow(providerId),
       );
       markFollowed(providerId, result.following);
