@@ -77,10 +77,15 @@ describe.skipIf(missing !== undefined)('public catalogue reads from a streaming 
       'replay paused',
     );
   };
-  /** The replica has replayed everything the primary wrote so far. */
+  /**
+   * The replica has replayed everything the primary wrote so far. The insert position, not
+   * pg_current_wal_lsn (the write position): these clusters run with synchronous_commit off, so
+   * a commit already answered 200 may still sit in the primary's WAL buffers, behind the write
+   * position, and a check against that would pass with the last commits not yet replayed.
+   */
   const caughtUp = async () => {
     const [primary] = (await api.db.db
-      .selectNoFrom((eb) => eb.fn<string>('pg_current_wal_lsn').as('lsn'))
+      .selectNoFrom((eb) => eb.fn<string>('pg_current_wal_insert_lsn').as('lsn'))
       .execute()) as {
       lsn: string;
     }[];
