@@ -8,7 +8,8 @@ export default defineConfig({
   platform: 'browser',
   target: 'es2022',
   splitting: true,
-  // Rollup's tree-shaking drops the tRPC links we do not use (esbuild alone keeps them: ~6.3 vs ~4.8 KiB gzip).
+  // Rollup's tree-shaking drops what the tRPC modules we import do not use (esbuild alone keeps it:
+  // 6.6 vs 6.0 KiB gzip; see src/transport.ts for what is not imported at all).
   treeshake: true,
   sourcemap: true,
   clean: true,

@@ -23,9 +23,10 @@ const pem = z.string().transform((v) => v.replace(/\\n/g, '\n').trim());
 
 // Empty strings count as unset, as they do for most twelve-factor services.
 const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
-const optional = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(unsetIfEmpty, schema.optional());
-const withDefault = <T extends z.ZodTypeAny>(schema: T, fallback: string) =>
-  z.preprocess(unsetIfEmpty, schema.default(fallback));
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(unsetIfEmpty, schema.optional());
+// prefault, not default: the fallback is a variable's text, parsed by the schema as a set value is.
+const withDefault = <T extends z.ZodType<unknown, string>>(schema: T, fallback: string) =>
+  z.preprocess(unsetIfEmpty, schema.prefault(fallback as z.input<T>));
 
 /**
  * CORS allow-list: comma-separated browser origins (`scheme://host[:port]`, compared with the

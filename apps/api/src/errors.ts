@@ -31,8 +31,8 @@ function wire(code: ErrorCode, message: string, extra: Partial<WireError> & { is
 }
 
 /**
- * `@trpc/server` ships a CommonJS and an ESM build, each with its own TRPCError class (CommonJS
- * packages such as trpc-openapi load the former): `instanceof` would miss one of them, so the
+ * `@trpc/server` ships a CommonJS and an ESM build, each with its own TRPCError class (a CommonJS
+ * package would load the former): `instanceof` would miss one of them, so the
  * name decides.
  */
 function isTrpcError(value: unknown): value is TRPCError {
@@ -46,7 +46,8 @@ function isZodError(value: unknown): value is ZodError {
 /** Zod issues as the contract's `issues`, and a one-line summary for the message. */
 export function validationError(error: ZodError, what = 'request'): WireError {
   const issues = error.issues.map((issue) => ({
-    path: issue.path,
+    // zod 4 paths may hold symbols (keys of a record); the wire takes strings and numbers.
+    path: issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
     message: issue.message,
   }));
   const summary = issues
@@ -102,6 +103,9 @@ export function toWireError(error: unknown): WireError {
         return wire('NOT_FOUND', 'No such endpoint');
       case 'METHOD_NOT_SUPPORTED':
         return wire('NOT_FOUND', 'This path does not take that method');
+      case 'UNSUPPORTED_MEDIA_TYPE':
+        // tRPC 11 reads a POST's body by its Content-Type; the contract has no 415.
+        return wire('VALIDATION_ERROR', 'Request body must be JSON, sent as Content-Type: application/json');
       case 'PAYLOAD_TOO_LARGE':
         return wire('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
       default:

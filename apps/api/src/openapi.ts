@@ -1,14 +1,15 @@
 /**
- * The OpenAPI document served at /openapi.json and rendered at /docs. trpc-openapi generates
- * the operations from the routers (paths, parameters and schemas from core's zod, examples from
- * the procedures' meta); this module then replaces its generic error response (tRPC's codes)
- * with the contract's: per operation, one response per status with the ErrorBody schema
+ * The OpenAPI document served at /openapi.json and rendered at /docs. trpc-to-openapi generates
+ * the operations from the routers (paths, parameters and schemas from core's zod 4 schemas);
+ * this module adds the examples of the procedures' meta and replaces its generic error
+ * responses (tRPC's codes) with the contract's: per operation, one response per status with the ErrorBody schema
  * narrowed to the codes that operation can answer, and an example of each code. Last,
  * openapi.components.ts names the schemas (core's wire types as `$ref` components) and makes
  * request bodies say that unknown fields are ignored.
  */
 import { STATUS_CODES } from 'node:http';
 import {
+  DEFAULT_PAGE_LIMIT,
   ERROR_CODES,
   ERROR_STATUS,
   type ErrorBody,
@@ -20,9 +21,8 @@ import {
 } from '@signal/core';
 import type { AnyProcedure } from '@trpc/server';
 import type { OpenAPIV3 } from 'openapi-types';
-import { generateOpenApiDocument } from 'trpc-openapi';
-import type { ZodTypeAny } from 'zod';
-import { zodToJsonSchema } from 'zod-to-json-schema';
+import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { type ZodType, z } from 'zod';
 import { toWireError, validationError } from './errors.js';
 import { MAX_BODY_BYTES } from './http/body.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, parseRequestTarget } from './http/limits.js';
@@ -190,16 +190,20 @@ the operation.
 **Types**: every answer and body is a named schema under \`components.schemas\` (\`Provider\`, \`ProviderPage\`,
 \`User\`, \`ErrorBody\`, …), named as in the service's own wire schemas, for code generators.`;
 
-/** A zod schema as an OpenAPI 3.0 schema object, the way trpc-openapi converts the routers' schemas. */
-function schemaOf(schema: ZodTypeAny): OpenAPIV3.SchemaObject {
-  return zodToJsonSchema(schema, { target: 'openApi3', $refStrategy: 'none' }) as OpenAPIV3.SchemaObject;
+/** A zod schema as an OpenAPI 3.0 schema object, as the generator converts the routers' answers. */
+function schemaOf(schema: ZodType): OpenAPIV3.SchemaObject {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'output' }) as Record<
+    string,
+    unknown
+  >;
+  return json as OpenAPIV3.SchemaObject;
 }
 
 interface ServiceEndpoint {
   path: string;
   summary: string;
   description: string;
-  schema: ZodTypeAny;
+  schema: ZodType;
   example: unknown;
   errors: ErrorCode[];
 }
@@ -265,7 +269,7 @@ function errorCodesOf(operation: OpenAPIV3.OperationObject, method: string, own:
  * A VALIDATION_ERROR example for one procedure, made by the service's own mapping from a real
  * zod failure of its input schema: a bad first field, else a missing one.
  */
-function validationExample(input: ZodTypeAny | undefined): ErrorBody | undefined {
+function validationExample(input: ZodType | undefined): ErrorBody | undefined {
   const shape = (input as { shape?: Record<string, unknown> } | undefined)?.shape;
   const first = shape ? Object.keys(shape)[0] : undefined;
   if (!input || !first) return undefined;
@@ -323,7 +327,31 @@ function serviceOperation(endpoint: ServiceEndpoint): OpenAPIV3.OperationObject 
   };
 }
 
-const PARAMETER_DEFAULTS: Record<string, unknown> = { page: 1, sortBy: 'followerCount', order: 'desc' };
+/**
+ * The meta's example in the document: each request field on its parameter (or in the body's
+ * example), the answer on the 200. A cursor gets none (see below).
+ */
+function addExamples(operation: OpenAPIV3.OperationObject, example: NonNullable<Meta['openapi']>['example']): void {
+  if (!example) return;
+  const request = example.request ?? {};
+  for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    if (parameter.name in request) parameter.example = request[parameter.name];
+  }
+  const body = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content?.['application/json'];
+  if (body) {
+    const named = new Set(((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).map((p) => p.name));
+    body.example = Object.fromEntries(Object.entries(request).filter(([name]) => !named.has(name)));
+  }
+  const ok = (operation.responses[200] as OpenAPIV3.ResponseObject | undefined)?.content?.['application/json'];
+  if (ok && example.response !== undefined) ok.example = example.response;
+}
+
+const PARAMETER_DEFAULTS: Record<string, unknown> = {
+  page: 1,
+  limit: DEFAULT_PAGE_LIMIT,
+  sortBy: 'followerCount',
+  order: 'desc',
+};
 
 /** The public reads that carry an ETag and a public Cache-Control (see http/caching.ts). */
 const CACHEABLE_OPERATIONS = new Set(['GET /providers', 'GET /providers/{id}', 'GET /providers/{id}/stats']);
@@ -354,11 +382,26 @@ function cachingResponses(success: OpenAPIV3.ResponsesObject): OpenAPIV3.Respons
 }
 
 /**
+ * zod 4 writes its own ISO 8601 regular expression beside `format: date-time` (400 characters
+ * per timestamp field); the format says the same to every reader of the document.
+ */
+function dropDateTimePatterns(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.format === 'date-time' && typeof schema.pattern === 'string') delete schema.pattern;
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== 'example' && key !== 'examples') dropDateTimePatterns(value);
+  }
+}
+
+/**
  * The document. Its server is `/`, resolved by clients against the URL they fetched it from,
  * so it is the same for every Host and "Try it" on /docs calls the origin that served the page.
  */
 export function buildOpenApiDocument(): OpenApiDocument {
   const doc = generateOpenApiDocument(appRouter, {
+    // 3.0: what every generator, validator and Swagger UI release reads; 3.1 adds nothing used here.
+    openApiVersion: '3.0.3',
     title: 'Signal provider service',
     description: DESCRIPTION,
     version: '0.1.0',
@@ -374,12 +417,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
           '/.well-known/jwks.json.',
       },
     },
-  }) as OpenApiDocument;
+  }) as unknown as OpenApiDocument;
   doc.info = { ...doc.info, contact: CONTACT, license: LICENSE };
   doc.servers = [{ url: '/', description: 'This server (the origin that served this document)' }];
   doc.tags = TAGS;
 
-  // tRPC v10 keeps every procedure of the tree in one flat record, keyed by its dotted path.
+  // tRPC keeps every procedure of the tree in one flat record, keyed by its dotted path.
   const procedures = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
   for (const procedure of Object.values(procedures)) {
     const meta = procedure._def.meta as Meta | undefined;
@@ -387,9 +430,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const method = meta.openapi.method.toLowerCase() as OpenAPIV3.HttpMethods;
     const operation = doc.paths[meta.openapi.path]?.[method];
     if (!operation) throw new Error(`OpenAPI: no operation for ${meta.openapi.method} ${meta.openapi.path}`);
-    const input = (procedure._def as { inputs?: ZodTypeAny[] }).inputs?.[0];
+    const input = (procedure._def as unknown as { inputs?: ZodType[] }).inputs?.[0];
     const validation = validationExample(input);
-    const { default: _tRpcErrorShape, ...success } = operation.responses;
+    addExamples(operation, meta.openapi.example);
+    // The generator's own error responses (tRPC's codes) give way to the contract's below.
+    const ok = operation.responses[200];
+    if (!ok) throw new Error(`OpenAPI: no 200 for ${meta.openapi.method} ${meta.openapi.path}`);
+    const success: OpenAPIV3.ResponsesObject = { 200: ok };
     // Every procedure reads the database, so each can answer SERVICE_UNAVAILABLE.
     const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
     operation.responses = {
@@ -402,8 +449,18 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // `cursor` has no example on purpose: a cursor only comes from an answer of this server
     // (sealed with its key), and Swagger UI would put an example into "Try it out" beside `page`.
     for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
-      // Optional in the schema so that a cursor's own sort can be told apart; the defaults
-      // without one are these.
+      // The generator leaves `required` off a path parameter whose schema is a preprocess (REST
+      // sends digits); OpenAPI requires it on every path parameter.
+      if (parameter.in === 'path') parameter.required = true;
+      const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
+      // The description on the parameter, where readers look (the generator puts an optional
+      // one's only in its schema, a required one's in both).
+      if (schema?.description !== undefined) {
+        parameter.description ??= schema.description;
+        delete schema.description;
+      }
+      // Optional in the schema so that a cursor's own sort can be told apart, or behind a
+      // preprocess the generator does not see through; the defaults without one are these.
       const fallback = PARAMETER_DEFAULTS[parameter.name];
       if (fallback !== undefined) parameter.schema = { ...parameter.schema, default: fallback };
     }
@@ -415,6 +472,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     schemas: { ErrorBody: schemaOf(ErrorBodySchema) },
   };
   acceptUnknownBodyFields(doc);
+  dropDateTimePatterns(doc.paths);
   nameComponentSchemas(doc, SERVICE_ENDPOINTS);
   return doc;
 }

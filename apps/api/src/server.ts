@@ -1,7 +1,7 @@
 /**
  * The HTTP host: plain node:http with a small dispatch in front of the two transports.
  * `/trpc/*` goes to tRPC's node handler, every other path to the REST mapping of the same
- * procedures (their trpc-openapi meta, see rest.ts); both report failures through toWireError.
+ * procedures (their trpc-to-openapi meta, see rest.ts); both report failures through toWireError.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
@@ -21,7 +21,8 @@ import {
   seedDemoCatalogue,
   statementTimeout,
 } from '@signal/db';
-import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { incomingMessageToRequest } from '@trpc/server/adapters/node-http';
+import { resolveResponse } from '@trpc/server/http';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
@@ -234,31 +235,42 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     sendJson(res, 200, data);
   };
 
-  const trpc: Handler = (req, res) => {
-    // tRPC v10 passes a procedure's failure to responseMeta as the formatted error shape, not
-    // the TRPCError (toWireError would read it as a bug: 500). So the wire errors are taken
-    // from onError, which sees the real error first; the status is the shape's
-    // data.httpStatus (set by the errorFormatter from the same mapping), 207 for a mixed batch.
-    const wires: WireError[] = [];
+  /**
+   * /trpc: tRPC 11's request resolution (`resolveResponse`) on the node request, answered in one
+   * write with a Content-Length. Not its node adapter: that pipes every answer through a web
+   * stream into chunked writes (no Content-Length, so a HEAD could not carry the GET's
+   * headers), which only streaming links need, and the service has no streaming procedures.
+   */
+  const trpc: Handler = async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.slice('/trpc/'.length);
     setRoute(req, trpcRoute(path, appRouter._def.procedures));
-    return nodeHTTPRequestHandler({
-      req,
-      res,
+    // tRPC takes queries by GET and mutations by POST; any other method is a route it lacks,
+    // as on the REST side (tRPC 11 would first ask such a request for a body's Content-Type).
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      throw new DomainError('NOT_FOUND', `${req.method} is not served on /trpc; it takes GET and POST`);
+    }
+    const response = await resolveResponse({
       router: appRouter,
+      req: incomingMessageToRequest(req, res, { maxBodySize: MAX_BODY_BYTES }),
       path,
-      createContext,
-      maxBodySize: MAX_BODY_BYTES,
-      onError({ error, req: request }) {
-        const wire = toWireError(error);
-        wires.push(wire);
-        logFailure(error, wire, request);
+      error: null,
+      createContext: async () => createContext({ req, res }),
+      onError({ error }) {
+        logFailure(error, toWireError(error), req);
       },
+      // The status is the error shape's data.httpStatus (the errorFormatter sets it from the same
+      // mapping), 207 for a mixed batch; the headers (WWW-Authenticate, Retry-After) come from here.
       responseMeta({ errors }) {
         if (errors.length === 0) return {};
-        return { headers: Object.assign({}, ...wires.map((wire) => wire.headers)) };
+        return { headers: Object.assign({}, ...errors.map((error) => toWireError(error).headers)) };
       },
     });
+    const body = await response.text();
+    res.statusCode = response.status;
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    // tRPC leaves an error answer's type to the Response default (text/plain); it is JSON.
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(body);
   };
 
   const routes: Record<string, Handler> = {

@@ -2,17 +2,21 @@ import { DomainError, type ErrorCode } from '@signal/core';
 import type { TokenClaims } from '@signal/core/token';
 import { touchAndCheckSession } from '@signal/db';
 import { initTRPC } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-openapi';
+import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
 import { toWireError } from './errors.js';
 import { trpcErrorShape } from './http/trpc-errors.js';
 
 /**
- * Procedure metadata: trpc-openapi's `openapi` block, plus `errors`, the contract codes the
+ * Procedure metadata: trpc-to-openapi's `openapi` block with an `example` of the request and
+ * the answer (openapi.ts puts them in the document), plus `errors`, the contract codes the
  * procedure itself throws. The OpenAPI document lists them with the codes every route of its
  * kind can answer (validation, auth, body size, rate limit, 500, 503; see openapi.ts).
  */
-export type Meta = OpenApiMeta<{ errors?: ErrorCode[] }>;
+export type Meta = OpenApiMeta<{
+  errors?: ErrorCode[];
+  openapi?: { example?: { request?: Record<string, unknown>; response?: unknown } };
+}>;
 
 const t = initTRPC
   .context<Context>()

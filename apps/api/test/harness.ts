@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Backend, DatabaseHandle } from '@signal/db';
 import { createDatabase } from '@signal/db';
 import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
-import { createTRPCProxyClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -188,7 +188,7 @@ export function expectError(reply: Reply, status: number, code: string) {
 
 /** A tRPC client of the started server, as an internal TypeScript service would use it. */
 export function trpcClient(api: { url: string }, token?: string) {
-  return createTRPCProxyClient<AppRouter>({
+  return createTRPCClient<AppRouter>({
     links: [
       httpBatchLink({
         url: `${api.url}/trpc`,

@@ -40,7 +40,7 @@ const REPO_ROOT = new URL('../../../', import.meta.url);
 
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(
   ([name, procedure]) => {
-    const def = procedure._def as { meta?: Meta; inputs: ZodTypeAny[]; output?: ZodTypeAny };
+    const def = procedure._def as unknown as { meta?: Meta; inputs: ZodTypeAny[]; output?: ZodTypeAny };
     const openapi = def.meta?.openapi;
     if (!openapi) throw new Error(`${name} has no openapi meta`);
     return { name, openapi, input: def.inputs[0], output: def.output, protect: openapi.protect === true };

@@ -1,6 +1,6 @@
 /**
  * The REST mapping itself (src/http/rest.ts): every operation of the served OpenAPI document
- * answers at its path, paths are matched as trpc-openapi matches them, a path served with
+ * answers at its path, paths are matched as trpc-to-openapi matches them, a path served with
  * other methods says which, and a body or query cannot smuggle keys through a prototype.
  */
 import type { OpenAPIV3 } from 'openapi-types';
@@ -38,7 +38,7 @@ describe('the document and the routes agree', () => {
 });
 
 describe('matching', () => {
-  it('ignores a trailing slash and the case of the path, as trpc-openapi does', async () => {
+  it('ignores a trailing slash and the case of the path, as trpc-to-openapi does', async () => {
     for (const path of ['/providers/', '/PROVIDERS', '/Providers/1', '/providers/1/STATS/']) {
       const reply = await call(api, 'GET', path);
       expect(reply.status, path).toBe(200);
@@ -102,7 +102,7 @@ describe('bodies and queries cannot reach a prototype', () => {
   ])('a body that is %s is refused by the schema, with an issue', async (_what, rawBody, received) => {
     const reply = await call(api, 'POST', '/auth/verify', { rawBody, headers: { 'content-type': 'application/json' } });
     const body = expectError(reply, 400, 'VALIDATION_ERROR');
-    expect(body.issues).toEqual([{ path: [], message: `Expected object, received ${received}` }]);
+    expect(body.issues).toEqual([{ path: [], message: `Invalid input: expected object, received ${received}` }]);
   });
 
   it('a JSON null body is no body: the fields are missing', async () => {

@@ -1,14 +1,18 @@
 /**
- * Every answer under /trpc is one a real tRPC client can read, with @trpc/client v10 (the
- * workspace's) and v11 (@signal/trpc-v11), through httpLink and httpBatchLink: a typed error
+ * Every answer under /trpc is one a real tRPC client can read, with @trpc/client v11 (the
+ * workspace's) and v10 (@signal/trpc-v10), through httpLink and httpBatchLink: a typed error
  * with the contract's code, the HTTP status, and the JSON-RPC code of that status, for a batch
  * over the cap, a URL over 4 KiB, a body over 16 KiB, an unknown procedure, a 404, a 401 and a
  * 429. Malformed requests no client would send are checked on the raw answer.
  */
 
 import type { Backend } from '@signal/db';
-import { createTRPCClient, httpBatchLink as httpBatchLinkV11, httpLink as httpLinkV11 } from '@signal/trpc-v11';
-import { createTRPCProxyClient, httpBatchLink, httpLink } from '@trpc/client';
+import {
+  createTRPCProxyClient as createTRPCClientV10,
+  httpBatchLink as httpBatchLinkV10,
+  httpLink as httpLinkV10,
+} from '@signal/trpc-v10';
+import { createTRPCClient, httpBatchLink, httpLink } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/index.js';
 import { call, evmWallet, startApi, type TestApi } from './harness.js';
@@ -22,13 +26,13 @@ type AnyClient = any;
 
 const clients = {
   'v10 httpLink': (url: string, token?: string): AnyClient =>
-    createTRPCProxyClient<AppRouter>({ links: [httpLink({ url, headers: () => auth(token) })] }),
+    createTRPCClientV10<AnyClient>({ links: [httpLinkV10({ url, headers: () => auth(token) })] }),
   'v10 httpBatchLink': (url: string, token?: string): AnyClient =>
-    createTRPCProxyClient<AppRouter>({ links: [httpBatchLink({ url, headers: () => auth(token) })] }),
+    createTRPCClientV10<AnyClient>({ links: [httpBatchLinkV10({ url, headers: () => auth(token) })] }),
   'v11 httpLink': (url: string, token?: string): AnyClient =>
-    createTRPCClient<AnyClient>({ links: [httpLinkV11({ url, headers: () => auth(token) })] }),
+    createTRPCClient<AppRouter>({ links: [httpLink({ url, headers: () => auth(token) })] }),
   'v11 httpBatchLink': (url: string, token?: string): AnyClient =>
-    createTRPCClient<AnyClient>({ links: [httpBatchLinkV11({ url, headers: () => auth(token) })] }),
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url, headers: () => auth(token) })] }),
 } as const;
 
 function auth(token: string | undefined): Record<string, string> {

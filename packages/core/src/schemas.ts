@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
-import { parseQuickly } from './schema-check.js';
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
@@ -21,15 +20,18 @@ function integerParam(description: string, min: number, max: number) {
     .preprocess(
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
       z
-        .number({ invalid_type_error: 'must be an integer in plain decimal digits' })
+        .number({
+          // Missing: zod's own message, as for every other missing field.
+          error: (issue) => (issue.input === undefined ? undefined : 'must be an integer in plain decimal digits'),
+        })
         .int('must be an integer')
         .min(min, `must be at least ${min}`)
         .max(max, `must be at most ${max}`),
     )
-    .describe(description) as unknown as z.ZodEffects<z.ZodNumber, number, number>;
+    .describe(description) as unknown as z.ZodType<number, number>;
 }
 
-const isoTimestamp = z.string().datetime().describe('ISO 8601 timestamp, UTC');
+const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 const entityId = z.number().int().positive();
 
 export const ChainSchema = z.enum(['evm', 'solana']).describe('Wallet family');
@@ -198,7 +200,7 @@ export const ProviderIdParamsSchema = z.object({
 export type ProviderIdParams = z.input<typeof ProviderIdParamsSchema>;
 
 /** The page envelope of every paged listing. */
-export function pageSchema<T extends z.ZodTypeAny>(item: T) {
+export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
     items: z.array(item),
     page: z.number().int().positive().nullable().describe('This page number; null for a page asked by cursor'),
@@ -286,39 +288,14 @@ export const LogoutBodySchema = z
           'user: "sign out everywhere else") or `all`',
       ),
   })
-  .default({});
+  // prefault, not default: an absent body is parsed as `{}`, so `scope` gets its own default.
+  .prefault({});
 export type LogoutBody = z.input<typeof LogoutBodySchema>;
 
 export const LogoutResultSchema = z.object({
   revoked: z.number().int().nonnegative().describe('How many live sessions this request ended'),
 });
 export type LogoutResult = z.infer<typeof LogoutResultSchema>;
-
-// tRPC checks every input and every answer with these schemas' parseAsync: a compiled check,
-// then zod only for what it does not pass (see schema-check.ts).
-for (const schema of [
-  NonceQuerySchema,
-  VerifyBodySchema,
-  PageQuerySchema,
-  CursorPageQuerySchema,
-  ProviderListQuerySchema,
-  ProviderIdParamsSchema,
-  NonceResponseSchema,
-  TokenResponseSchema,
-  UserSchema,
-  ProviderSchema,
-  ProviderStatsSchema,
-  ProviderPageSchema,
-  FollowedProviderPageSchema,
-  FollowResultSchema,
-  UnfollowResultSchema,
-  SessionPageSchema,
-  SessionIdParamsSchema,
-  RevokedSessionSchema,
-  LogoutResultSchema,
-]) {
-  parseQuickly(schema);
-}
 
 // ── Errors and service endpoints ────────────────────────────────────────────
 
@@ -356,7 +333,7 @@ export const JwksSchema = z.object({
         alg: z.enum(['EdDSA', 'ES256']),
         use: z.literal('sig'),
       })
-      .passthrough(),
+      .loose(),
   ),
 });
 export type Jwks = z.infer<typeof JwksSchema>;

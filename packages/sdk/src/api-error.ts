@@ -73,7 +73,8 @@ export function toSignalApiError(error: unknown, baseUrl: string): SignalApiErro
       ...retryHints(failure.meta?.response?.headers),
     });
   }
-  const status = failure.meta?.response?.status;
+  // A non-JSON answer's response rides on the cause (transport.ts).
+  const status = (failure.meta ?? (failure.cause as TransportFailure['meta']))?.response?.status;
   const reason = describeCause(failure.cause ?? error);
   const message =
     typeof status === 'number'

@@ -1,9 +1,8 @@
-import type { AppRouter } from '@signal/api';
 import { buildAuthMessage, parseSignInMessage } from '@signal/core';
-import { createTRPCProxyClient, httpLink } from '@trpc/client';
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
+import { createTransport } from './transport.js';
 import type {
   ActiveSession,
   ActiveSessionPage,
@@ -225,31 +224,13 @@ export function createClient(options: ClientOptions): SignalClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const { signer } = options;
   const store = options.tokenStore ?? memoryTokenStore();
-  const fetchImpl = options.fetch;
 
-  const trpc = createTRPCProxyClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${baseUrl}/trpc`,
-        // Wrapped so a fetch passed in as a bare method (window.fetch) is never called with another `this`.
-        ...(fetchImpl ? { fetch: (input, init) => fetchImpl(input as RequestInfo | URL, init as RequestInit) } : {}),
-        // Each call carries its own token in its context, so a retry can send a fresh one.
-        headers: ({ op }) => {
-          const token = op.context.token;
-          return typeof token === 'string' ? { authorization: `Bearer ${token}` } : {};
-        },
-      }),
-    ],
+  // Every call's failure is a SignalApiError, whatever went wrong.
+  const trpc = createTransport({
+    url: `${baseUrl}/trpc`,
+    fetch: options.fetch,
+    toError: (error) => toSignalApiError(error, baseUrl),
   });
-
-  /** Every call goes through here, so only SignalApiError ever leaves a method. */
-  const send = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (error) {
-      throw toSignalApiError(error, baseUrl);
-    }
-  };
 
   // Bumped by signOut(): a sign-in that started before must not store its token afterwards.
   let epoch = 0;
@@ -261,7 +242,7 @@ export function createClient(options: ClientOptions): SignalClient {
   };
 
   const verify = async (body: { wallet: string; nonce: string; signature: string }, startedAt = epoch) => {
-    const session = await send(() => trpc.auth.verify.mutate(body));
+    const session = await trpc.auth.verify.mutate(body);
     await storeSession(session, startedAt);
     return session;
   };
@@ -276,9 +257,7 @@ export function createClient(options: ClientOptions): SignalClient {
     }
     const wallet = await active.getAddress();
     const chainId = format === 'siwe' ? options.chainId : undefined;
-    const nonce = await send(() =>
-      trpc.auth.nonce.query({ wallet, format, ...(chainId === undefined ? {} : { chainId }) }),
-    );
+    const nonce = await trpc.auth.nonce.query({ wallet, format, ...(chainId === undefined ? {} : { chainId }) });
     const domain = options.signInDomain ?? defaultSignInDomain(baseUrl);
     if (!isExpectedMessage(nonce, { format, wallet, domain, chainId })) {
       throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
@@ -327,7 +306,7 @@ export function createClient(options: ClientOptions): SignalClient {
     const startedAt = epoch;
     const token = await tokenForCall();
     try {
-      return await send(() => call(token === undefined ? {} : { token }));
+      return await call({ token });
     } catch (error) {
       if (!(error instanceof SignalApiError) || token === undefined || !REJECTED_TOKEN.has(error.code)) throw error;
       // Signed out while the call was under way: do not prompt the wallet on its behalf.
@@ -337,11 +316,11 @@ export function createClient(options: ClientOptions): SignalClient {
         throw error;
       }
       const fresh = await tokenAfterRejection(token);
-      return send(() => call({ token: fresh }));
+      return call({ token: fresh });
     }
   };
 
-  const listProviders = (query: ProviderListQuery = {}) => send(() => trpc.providers.list.query(query));
+  const listProviders = (query: ProviderListQuery = {}) => trpc.providers.list.query(query);
   const listFollowing = (query: PageQuery = {}) => authed((context) => trpc.me.following.query(query, { context }));
   const listSessions = (query: PageQuery = {}) => authed((context) => trpc.sessions.list.query(query, { context }));
 
@@ -358,7 +337,7 @@ export function createClient(options: ClientOptions): SignalClient {
       // signed in: calls from here on find no token (and sign in afresh, with a signer).
       await store.clear();
       if (!stored) return { revoked: 0, serverConfirmed: false };
-      return send(() => logout({ token: stored.token })).then(
+      return logout({ token: stored.token }).then(
         ({ revoked }) => ({ revoked, serverConfirmed: true }),
         (error: SignalApiError) => ({ revoked: 0, serverConfirmed: false, error }),
       );
@@ -368,14 +347,14 @@ export function createClient(options: ClientOptions): SignalClient {
       return stored && !isExpired(stored) ? { ...stored } : null;
     },
     auth: {
-      nonce: (wallet, nonceOptions = {}) => send(() => trpc.auth.nonce.query({ wallet, ...nonceOptions })),
+      nonce: (wallet, nonceOptions = {}) => trpc.auth.nonce.query({ wallet, ...nonceOptions }),
       verify: (body) => verify(body),
     },
     providers: {
       list: listProviders,
       all: (query = {}) => walk(listProviders, query),
-      get: (id) => send(() => trpc.providers.get.query({ id })),
-      stats: (id) => send(() => trpc.providers.stats.query({ id })),
+      get: (id) => trpc.providers.get.query({ id }),
+      stats: (id) => trpc.providers.stats.query({ id }),
       follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
       unfollow: (id) => authed((context) => trpc.providers.unfollow.mutate({ id }, { context })),
     },

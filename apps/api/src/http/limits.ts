@@ -14,7 +14,7 @@ export const MAX_URL_BYTES = 4 * 1024;
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
- * A request target parsed as trpc-openapi parses it (origin-form against a fixed origin,
+ * A request target parsed as trpc-to-openapi parses it (origin-form against a fixed origin,
  * absolute-form as it is). Resolving origin-form against a base URL instead would read `//x`
  * as a host and throw. The contract has no 414: an over-long URL,
  * like an unparseable one, is a request the service will not read, 400.

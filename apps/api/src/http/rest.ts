@@ -1,7 +1,7 @@
 /**
- * The REST transport: every procedure with an `openapi` block in its meta (trpc-openapi's
+ * The REST transport: every procedure with an `openapi` block in its meta (trpc-to-openapi's
  * mapping, the same one the OpenAPI document is generated from) answers at that method and
- * path. Requests are matched and their input built exactly as trpc-openapi's node handler does
+ * path. Requests are matched and their input built exactly as trpc-to-openapi's node handler does
  * (path normalised, `{param}` segments matched case-insensitively, the first value of each
  * query key, path parameters over query or body keys, no input for a void procedure), then the
  * procedure runs through tRPC's own `callProcedure`, the call its caller and its HTTP handler
@@ -12,8 +12,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@signal/core';
-import { type AnyRouter, callProcedure } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-openapi';
+import { type AnyRouter, callTRPCProcedure } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -34,7 +34,7 @@ interface Match {
 }
 
 /**
- * trpc-openapi's normalisation, `/${path.replace(/^\/|\/$/g, '')}`: for a path that starts
+ * trpc-to-openapi's normalisation, `/${path.replace(/^\/|\/$/g, '')}`: for a path that starts
  * with a slash, as every URL's pathname does, that is one trailing slash dropped.
  */
 function normalisePath(path: string): string {
@@ -43,7 +43,7 @@ function normalisePath(path: string): string {
 }
 
 /**
- * trpc-openapi's matcher: `{name}` takes one segment, and the whole path ignores case. Plain
+ * trpc-to-openapi's matcher: `{name}` takes one segment, and the whole path ignores case. Plain
  * groups rather than named ones: no groups object per match.
  */
 function pathPattern(path: string): { pattern: RegExp; names: string[] } {
@@ -55,16 +55,20 @@ function pathPattern(path: string): { pattern: RegExp; names: string[] } {
   return { pattern: new RegExp(`^${source}$`, 'i'), names };
 }
 
-const VOID_INPUTS = new Set(['ZodVoid', 'ZodUndefined', 'ZodNever']);
+const VOID_INPUTS = new Set(['void', 'undefined', 'never']);
 
-/** The input schema's kind under optional/default/effects wrappers, as trpc-openapi reads it. */
+/** The input schema's kind under optional/default wrappers and pipes, as trpc-to-openapi reads it. */
 function isVoidInput(schema: unknown): boolean {
-  let type = schema as { _def?: { typeName?: string; innerType?: unknown; schema?: unknown } } | undefined;
+  type Def = { type?: string; innerType?: unknown; in?: unknown; out?: unknown };
+  let type = schema as { _zod?: { def?: Def } } | undefined;
   for (;;) {
-    const def = type?._def;
-    if (def?.typeName === 'ZodOptional' || def?.typeName === 'ZodDefault') type = def.innerType as typeof type;
-    else if (def?.typeName === 'ZodEffects') type = def.schema as typeof type;
-    else return VOID_INPUTS.has(def?.typeName ?? '');
+    const def = type?._zod?.def;
+    if (def?.type === 'optional' || def?.type === 'default' || def?.type === 'prefault') {
+      type = def.innerType as typeof type;
+    } else if (def?.type === 'pipe') {
+      const out = (def.out as typeof type)?._zod?.def;
+      type = (out?.type === 'transform' ? def.in : def.out) as typeof type;
+    } else return VOID_INPUTS.has(def?.type ?? '');
   }
 }
 
@@ -87,7 +91,7 @@ export function restRouter(router: AnyRouter): RestRouter {
       method: openapi.method,
       path,
       procedure: name,
-      type: procedure._def.mutation ? 'mutation' : 'query',
+      type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
       takesInput: !isVoidInput(procedure._def.inputs[0]),
     };
     if (path.includes('{')) patterned.push({ ...pathPattern(path), route });
@@ -119,7 +123,7 @@ export function restRouter(router: AnyRouter): RestRouter {
 interface AnyProcedureLike {
   _def: {
     meta?: OpenApiMeta;
-    mutation?: boolean;
+    type: 'query' | 'mutation' | 'subscription';
     inputs: unknown[];
   };
 }
@@ -161,12 +165,14 @@ function fields(...sources: object[]): Record<string, unknown> {
 
 /** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */
 export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: unknown): Promise<unknown> {
-  return callProcedure({
-    procedures: router._def.procedures,
+  return callTRPCProcedure({
+    router,
     path: match.route.procedure,
-    rawInput: input,
+    getRawInput: () => Promise.resolve(input),
     ctx,
     type: match.route.type,
+    signal: undefined,
+    batchIndex: 0,
   });
 }
 

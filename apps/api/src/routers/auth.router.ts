@@ -75,6 +75,7 @@ export const authRouter = router({
           'Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
           'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
           'address (429 RATE_LIMITED with Retry-After).',
+        protect: false,
         example: { request: examples.nonceRequest, response: examples.nonceResponse },
       },
       errors: ['INVALID_WALLET', 'RATE_LIMITED'],
@@ -120,6 +121,7 @@ export const authRouter = router({
           '(400 `INVALID_WALLET`), nonce (401 `INVALID_NONCE`: unknown, expired, used, or issued for another ' +
           'wallet), signature (401 `INVALID_SIGNATURE`; the nonce stays usable). Send the token as ' +
           '`Authorization: Bearer <token>` (on this page: the Authorize button).',
+        protect: false,
         example: { request: examples.verifyRequest, response: examples.tokenResponse },
       },
       errors: ['INVALID_WALLET', 'INVALID_NONCE', 'INVALID_SIGNATURE', 'RATE_LIMITED'],

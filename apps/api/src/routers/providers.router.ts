@@ -45,6 +45,7 @@ export const providersRouter = router({
           'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page: the next page at the same cost at ' +
           'any depth, and a walk by cursor never repeats or skips a provider whose sort key did not change meanwhile ' +
           '(`page` is then null). Without a token the answer carries an ETag and a short public Cache-Control.',
+        protect: false,
         example: {
           request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
           response: examples.providerPage,
@@ -78,6 +79,7 @@ export const providersRouter = router({
         tags: ['providers'],
         summary: 'One provider',
         description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
+        protect: false,
         example: { request: { id: examples.provider.id }, response: examples.provider },
       },
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
@@ -100,6 +102,7 @@ export const providersRouter = router({
         description:
           'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
           '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
+        protect: false,
         example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
       },
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],

@@ -1,0 +1,1 @@
+export { createTRPCProxyClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';

@@ -1,1 +1,0 @@
-export { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
