@@ -1,7 +1,8 @@
 /**
  * The HTTP host: plain node:http with a small dispatch in front of the two transports.
- * `/trpc/*` goes to tRPC's node handler, every other path to the REST mapping of the same
- * procedures (their trpc-to-openapi meta, see rest.ts); both report failures through toWireError.
+ * `/trpc/*` goes to the tRPC dispatch (http/trpc.ts), every other path to the REST mapping of the
+ * same procedures (their trpc-to-openapi meta, see rest.ts); both run the procedures through
+ * tRPC's callTRPCProcedure and report failures through toWireError.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
@@ -21,15 +22,13 @@ import {
   seedDemoCatalogue,
   statementTimeout,
 } from '@signal/db';
-import { incomingMessageToRequest } from '@trpc/server/adapters/node-http';
-import { resolveResponse } from '@trpc/server/http';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
 import { rootCause, toWireError, type WireError } from './errors.js';
 import { AVATAR_PATH, renderAvatar } from './http/avatar.js';
-import { MAX_BODY_BYTES, readJsonBody } from './http/body.js';
+import { readJsonBody } from './http/body.js';
 import { restCaching } from './http/caching.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { applyCors } from './http/cors.js';
@@ -37,6 +36,7 @@ import { docsRoutes } from './http/docs.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES, parseRequestTarget } from './http/limits.js';
 import { sendError, sendJson } from './http/respond.js';
 import { callRestProcedure, noRoute, restInput, restRouter } from './http/rest.js';
+import { trpcHandler } from './http/trpc.js';
 import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './http/trpc-errors.js';
 import { webRoutes } from './http/web.js';
 import { resolveSigningKey } from './keys.js';
@@ -235,42 +235,14 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     sendJson(res, 200, data);
   };
 
-  /**
-   * /trpc: tRPC 11's request resolution (`resolveResponse`) on the node request, answered in one
-   * write with a Content-Length. Not its node adapter: that pipes every answer through a web
-   * stream into chunked writes (no Content-Length, so a HEAD could not carry the GET's
-   * headers), which only streaming links need, and the service has no streaming procedures.
-   */
-  const trpc: Handler = async (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname.slice('/trpc/'.length);
-    setRoute(req, trpcRoute(path, appRouter._def.procedures));
-    // tRPC takes queries by GET and mutations by POST; any other method is a route it lacks,
-    // as on the REST side (tRPC 11 would first ask such a request for a body's Content-Type).
-    if (req.method !== 'GET' && req.method !== 'POST') {
-      throw new DomainError('NOT_FOUND', `${req.method} is not served on /trpc; it takes GET and POST`);
-    }
-    const response = await resolveResponse({
-      router: appRouter,
-      req: incomingMessageToRequest(req, res, { maxBodySize: MAX_BODY_BYTES }),
-      path,
-      error: null,
-      createContext: async () => createContext({ req, res }),
-      onError({ error }) {
-        logFailure(error, toWireError(error), req);
-      },
-      // The status is the error shape's data.httpStatus (the errorFormatter sets it from the same
-      // mapping), 207 for a mixed batch; the headers (WWW-Authenticate, Retry-After) come from here.
-      responseMeta({ errors }) {
-        if (errors.length === 0) return {};
-        return { headers: Object.assign({}, ...errors.map((error) => toWireError(error).headers)) };
-      },
-    });
-    const body = await response.text();
-    res.statusCode = response.status;
-    for (const [name, value] of response.headers) res.setHeader(name, value);
-    // tRPC leaves an error answer's type to the Response default (text/plain); it is JSON.
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(body);
+  const trpcCall = trpcHandler({
+    router: appRouter,
+    createContext: (req, res) => createContext({ req, res }),
+    onError: logFailure,
+  });
+  const trpc = (req: IncomingMessage, res: ServerResponse, target: URL) => {
+    setRoute(req, trpcRoute(target.pathname.slice('/trpc/'.length), appRouter._def.procedures));
+    return trpcCall(req, res, target);
   };
 
   const routes: Record<string, Handler> = {
@@ -337,7 +309,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
         res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
         res.end(renderAvatar(AVATAR_PATH.exec(pathname)?.[1] ?? ''));
       } else if (pathname.startsWith('/trpc/')) {
-        await trpc(req, res);
+        await trpc(req, res, target);
       } else {
         await rest(req, res, target);
       }

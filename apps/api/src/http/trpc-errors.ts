@@ -1,6 +1,6 @@
 /**
- * tRPC's error envelope, for every answer under /trpc: those tRPC's handler writes (through the
- * errorFormatter) and those the host writes before tRPC sees the request (URL too long, batch
+ * tRPC's error envelope, for every answer under /trpc: those of a call (trpc.ts; tRPC's own
+ * errorFormatter gives the same shape) and those the host writes before any call runs (URL too long, batch
  * over the cap, body too large, malformed HTTP). A tRPC client reads only this shape; anything
  * else fails every call with "Unable to transform response from server".
  */
