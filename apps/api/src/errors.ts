@@ -103,9 +103,6 @@ export function toWireError(error: unknown): WireError {
         return wire('NOT_FOUND', 'No such endpoint');
       case 'METHOD_NOT_SUPPORTED':
         return wire('NOT_FOUND', 'This path does not take that method');
-      case 'UNSUPPORTED_MEDIA_TYPE':
-        // tRPC 11 reads a POST's body by its Content-Type; the contract has no 415.
-        return wire('VALIDATION_ERROR', 'Request body must be JSON, sent as Content-Type: application/json');
       case 'PAYLOAD_TOO_LARGE':
         return wire('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
       default:

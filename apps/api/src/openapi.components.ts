@@ -72,10 +72,10 @@ function procedureSources(doc: OpenAPIV3.Document): { json: Schema | undefined; 
   return sources;
 }
 
-/** The schema inside `.optional()` (zod 3's and zod 4's definitions), else undefined. */
+/** The schema inside `.optional()`, else undefined. */
 function optionalInner(schema: ZodTypeAny): ZodTypeAny | undefined {
-  const def = (schema as { _def?: { typeName?: string; type?: string; innerType?: unknown } })._def;
-  const optional = def?.typeName === 'ZodOptional' || def?.type === 'optional';
+  const def = (schema as { _zod?: { def?: { type?: string; innerType?: unknown } } })._zod?.def;
+  const optional = def?.type === 'optional';
   return optional && isZodSchema(def?.innerType) ? def.innerType : undefined;
 }
 

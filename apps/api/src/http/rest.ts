@@ -4,16 +4,17 @@
  * path. Requests are matched and their input built exactly as trpc-to-openapi's node handler does
  * (path normalised, `{param}` segments matched case-insensitively, the first value of each
  * query key, path parameters over query or body keys, no input for a void procedure), then the
- * procedure runs through tRPC's own `callProcedure`, the call its caller and its HTTP handler
- * make. What is left out of that handler is its per-request cost (a deep-cloned router, a
+ * procedure runs through tRPC's own `callTRPCProcedure` (runProcedure in trpc.ts), the call its
+ * caller and its HTTP handler make. What is left out of that handler is its per-request cost (a deep-cloned router, a
  * second URL parse, a caller proxy per request, a regex scan of every route) and its error
  * body, which the contract replaces: failures here throw, and the server answers them with
  * toWireError like every other failure.
  */
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@signal/core';
-import { type AnyRouter, callTRPCProcedure } from '@trpc/server';
+import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import { runProcedure } from './trpc.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -165,15 +166,7 @@ function fields(...sources: object[]): Record<string, unknown> {
 
 /** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */
 export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: unknown): Promise<unknown> {
-  return callTRPCProcedure({
-    router,
-    path: match.route.procedure,
-    getRawInput: () => Promise.resolve(input),
-    ctx,
-    type: match.route.type,
-    signal: undefined,
-    batchIndex: 0,
-  });
+  return runProcedure(router, match.route.procedure, match.route.type, input, ctx);
 }
 
 /** 404 for a path no route serves, naming the methods it does take when there are any. */

@@ -22,6 +22,28 @@ import { trpcCalls, trpcErrorShape } from './trpc-errors.js';
 
 type CallResult = { ok: true; data: unknown } | { ok: false; wire: WireError };
 
+/**
+ * Runs one procedure as tRPC's caller would (middlewares, input and output checks): the one
+ * call both transports make, here and in rest.ts. Failures are thrown as TRPCErrors.
+ */
+export function runProcedure(
+  router: AnyRouter,
+  path: string,
+  type: 'query' | 'mutation',
+  input: unknown,
+  ctx: unknown,
+): Promise<unknown> {
+  return callTRPCProcedure({
+    router,
+    path,
+    getRawInput: () => Promise.resolve(input),
+    ctx,
+    type,
+    signal: undefined,
+    batchIndex: 0,
+  });
+}
+
 /** The input of each call: one value, or a batch's object keyed by index. */
 async function readInputs(req: IncomingMessage, target: URL, batch: boolean, count: number): Promise<unknown[]> {
   let raw: unknown;
@@ -66,16 +88,7 @@ export function trpcHandler({ router, createContext, onError }: TrpcHandlerOptio
           message: `${path} is a ${type}: send it by ${type === 'query' ? 'GET' : 'POST'}`,
         });
       }
-      const data = await callTRPCProcedure({
-        router,
-        path,
-        getRawInput: () => Promise.resolve(input),
-        ctx,
-        type: type as 'query' | 'mutation',
-        signal: undefined,
-        batchIndex: 0,
-      });
-      return { ok: true, data };
+      return { ok: true, data: await runProcedure(router, path, type as 'query' | 'mutation', input, ctx) };
     } catch (error) {
       const wire = toWireError(error);
       onError(error, wire, req);
