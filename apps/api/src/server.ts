@@ -43,7 +43,7 @@ import { resolveSigningKey } from './keys.js';
 import { type Maintenance, startMaintenance } from './maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
 import { openReadReplica, replicaMetrics } from './read-replica.js';
-import { appRouter } from './routers/index.js';
+import { answersCheckedByZodAlone, appRouter } from './routers/index.js';
 
 export interface ServerOptions {
   config: Config;
@@ -171,6 +171,12 @@ export function createServer(options: ServerOptions) {
     if (secp256k1 === 'js') {
       services.log.warn(
         'secp256k1: the native binding did not load, so EVM signatures are checked by the pure-JS fallback (much slower); reinstall on a supported platform or rebuild the secp256k1 package',
+      );
+    }
+    if (answersCheckedByZodAlone.length > 0) {
+      services.log.info(
+        { procedures: answersCheckedByZodAlone },
+        'answers checked by zod alone: their schemas are beyond the compiled answer check (apps/api/src/answer-checks.ts)',
       );
     }
     maintenance = startMaintenance(services);

@@ -112,3 +112,38 @@ describe('provider id in the path', () => {
     expect(reply.status).toBe(401);
   });
 });
+
+/**
+ * Answers are checked against their schema before they leave (compiled check first, zod's
+ * verdict when that one is not sure): a row the schema cannot describe is a 500, never a body
+ * that breaks the contract. Year 10000 has no ISO 8601 form without an expanded year
+ * (`+010000-…`), which the schema's timestamp refuses.
+ */
+describe('an answer its schema refuses is never sent', () => {
+  it('a provider created in year 10000: 500 INTERNAL_ERROR on its detail and on a page holding it', async () => {
+    const [first] = await api.db.db
+      .selectFrom('providers')
+      .select(['id', 'created_at'])
+      .orderBy('id')
+      .limit(1)
+      .execute();
+    const id = Number(first!.id);
+    expect((await call(api, 'GET', `/providers/${id}`)).status).toBe(200);
+    await api.db.db
+      .updateTable('providers')
+      .set({ created_at: new Date(Date.UTC(10000, 0, 1)) })
+      .where('id', '=', id)
+      .execute();
+    try {
+      const detail = expectError(await call(api, 'GET', `/providers/${id}`), 500, 'INTERNAL_ERROR');
+      expect(JSON.stringify(detail)).not.toContain('+010000');
+      const page = await call(api, 'GET', '/providers?limit=100&sortBy=id&order=asc');
+      expectError(page, 500, 'INTERNAL_ERROR');
+      // A page without it is answered as ever.
+      expect((await call(api, 'GET', '/providers?limit=1&sortBy=id&order=desc')).status).toBe(200);
+    } finally {
+      await api.db.db.updateTable('providers').set({ created_at: first!.created_at }).where('id', '=', id).execute();
+    }
+    expect((await call(api, 'GET', `/providers/${id}`)).status).toBe(200);
+  });
+});

@@ -1,3 +1,4 @@
+import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { router } from '../trpc.js';
 import { authRouter } from './auth.router.js';
 import { meRouter } from './me.router.js';
@@ -10,6 +11,12 @@ export const appRouter = router({
   providers: providersRouter,
   sessions: sessionsRouter,
 });
+
+/**
+ * Every answer is checked against its schema by compiled code first, zod after when that is not
+ * sure (answer-checks.ts). These procedures' answer schemas are beyond the compiler: zod alone.
+ */
+export const answersCheckedByZodAlone = useCompiledAnswerChecks(appRouter);
 
 /** The router's type: what the SDK's tRPC client infers every call from. */
 export type AppRouter = typeof appRouter;
