@@ -77,6 +77,7 @@ export function createServer(options: ServerOptions) {
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
   let replica: ReadReplica | undefined;
+  const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
     const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
@@ -131,7 +132,7 @@ export function createServer(options: ServerOptions) {
     }
 
     const isClosing = () => closing;
-    const handle = buildHandler(services, options.webDistDir, isClosing);
+    const handle = inFlight.track(buildHandler(services, options.webDistDir, isClosing));
     server = createHttpServer(
       { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
       handle,
@@ -196,8 +197,18 @@ export function createServer(options: ServerOptions) {
     if (httpServer) {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
-      const force = setTimeout(() => httpServer.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      let forced!: () => void;
+      const deadline = new Promise<void>((resolve) => {
+        forced = resolve;
+      });
+      const force = setTimeout(() => {
+        httpServer.closeAllConnections();
+        forced();
+      }, SHUTDOWN_GRACE_MS);
       await closed;
+      // A request whose client went away is no connection any more, but its handler may still
+      // be at work (a query, a write): the pool closes after it has finished, or at the deadline.
+      await Promise.race([inFlight.settled(), deadline]);
       clearTimeout(force);
     }
     await metricsListener?.close();
@@ -325,6 +336,31 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       if (isTrpcTarget(req.url)) sendTrpcError(res, req.url as string, wire);
       else sendError(res, wire);
     }
+  };
+}
+
+/** Counts the handlers still running, whether or not their client is still there. */
+function handlersInFlight() {
+  let running = 0;
+  let idle: (() => void) | undefined;
+  return {
+    track(handler: Handler): Handler {
+      return async (req, res) => {
+        running += 1;
+        try {
+          await handler(req, res);
+        } finally {
+          running -= 1;
+          if (running === 0) idle?.();
+        }
+      };
+    },
+    settled(): Promise<void> {
+      if (running === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        idle = resolve;
+      });
+    },
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Graceful shutdown of the built server (a child process): SIGTERM under load lets requests
- * already received finish with 200, refuses new connections, and exits with code 0.
+ * already received finish with 200, refuses new connections, and exits with code 0; a request
+ * whose client has gone is still carried to its end before the database pool closes.
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createDatabase } from '@signal/db';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet } from './harness.js';
+import { call, evmWallet, signIn } from './harness.js';
 import { type ApiProcess, spawnApi } from './process.js';
 
 /** One GET on a fresh connection: the HTTP status, or the socket error's code. */
@@ -133,6 +135,70 @@ describe('SIGTERM under load', () => {
       expect(users).toHaveLength(1);
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe('SIGTERM while a request whose client has gone is still at work', () => {
+  let scratch: ScratchDatabase;
+  let api: ApiProcess | undefined;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+  });
+  afterAll(async () => {
+    await api?.crash();
+    await scratch?.drop();
+  });
+
+  it('finishes its queries before the pool closes: nothing fails, exit 0 after it', async () => {
+    api = await spawnApi({ DATABASE_URL: scratch.url });
+    const server = api;
+    const { token } = await signIn(server, evmWallet());
+
+    // GET /me reads the session, then the user. The session table is locked, so the request
+    // waits on its first query while its client leaves and the signal comes.
+    const observer = createDatabase({ url: scratch.url, poolSize: 1 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = observer.db.transaction().execute(async (trx) => {
+      await sql`lock table sessions in access exclusive mode`.execute(trx);
+      locked();
+      await released;
+    });
+    try {
+      await lockTaken;
+      const client = connect(server.port, '127.0.0.1');
+      await new Promise<void>((resolve) => client.on('connect', () => resolve()));
+      client.write(`GET /me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      client.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // No connection is left, but the request is: the process waits for it.
+      expect(server.child.exitCode).toBeNull();
+      release();
+      await holder;
+
+      const exit = await Promise.race([
+        server.exited,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no exit within 15 s')), 15_000)),
+      ]);
+      expect(exit).toEqual({ code: 0, signal: null });
+      // Its second query (the user) ran on an open pool: no failure was logged.
+      expect(server.output()).not.toMatch(/request failed|Cannot use a pool/);
+    } finally {
+      release();
+      await holder.catch(() => {});
+      await observer.close();
     }
   });
 });
