@@ -139,9 +139,17 @@ function emitObjectChecks(def: Def, v: string, e: Emitter): string | null {
   if (keys.length === 0) return `${code} for (const key in ${v}) ${FAIL}`;
   // The keys in the shape's order, as zod's copy has them: then the JSON written from the value
   // is byte for byte the JSON of zod's answer.
-  const [last, at] = [e.name(), e.name()];
+  const [last, at, count] = [e.name(), e.name(), e.name()];
   const cases = keys.map((key, index) => `case ${JSON.stringify(key)}: ${at} = ${index}; break;`).join(' ');
-  return `${code} let ${last} = -1; for (const key in ${v}) { let ${at}; switch (key) { ${cases} default: ${FAIL} } if (${at} <= ${last}) ${FAIL} ${last} = ${at}; }`;
+  // Fewer keys listed than the shape has: absent optional fields, or a field zod reads but JSON
+  // would not write (not enumerable). The latter goes to zod.
+  const hidden = `if (${count} !== ${keys.length} && ${e.ref(hasHiddenField)}(${v}, ${e.ref(keys)})) ${FAIL}`;
+  return `${code} let ${last} = -1, ${count} = 0; for (const key in ${v}) { let ${at}; switch (key) { ${cases} default: ${FAIL} } if (${at} <= ${last}) ${FAIL} ${last} = ${at}; ${count}++; } ${hidden}`;
+}
+
+/** True when one of `keys` is on `value` (or its prototype) without being an enumerable own key. */
+function hasHiddenField(value: object, keys: string[]): boolean {
+  return keys.some((key) => key in value && !Object.prototype.propertyIsEnumerable.call(value, key));
 }
 
 /**

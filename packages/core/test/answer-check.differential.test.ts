@@ -269,4 +269,15 @@ describe('schemas at the edges of the compiler', () => {
     }
     expect(check?.({ b: 1, a: 'x' })).toBe(false);
   });
+
+  it('a field zod reads but JSON would not write (not enumerable) goes to zod', () => {
+    const schema = z.object({ a: z.string().optional(), b: z.number() });
+    const check = compileAnswerCheck(schema);
+    const hidden = Object.defineProperty({}, 'b', { value: 1, enumerable: false });
+    expect(schema.safeParse(hidden).data).toEqual({ b: 1 });
+    expect(JSON.stringify(hidden)).toBe('{}');
+    expect(check?.(hidden)).toBe(false);
+    const hiddenOptional = Object.defineProperty({ b: 1 }, 'a', { value: 'x', enumerable: false });
+    expect(check?.(hiddenOptional)).toBe(false);
+  });
 });
