@@ -22,6 +22,8 @@ interface ProcedureDef {
 }
 
 const COMPILED = Symbol('compiled answer check');
+/** Answers the compiled check was not sure of, by procedure: each went to zod instead. */
+const decidedByZod = new Map<string, number>();
 /** The name tRPC 11 gives the middleware `.output()` adds. */
 const TRPC_OUTPUT_MIDDLEWARE = 'outputValidatorMiddleware';
 
@@ -49,10 +51,20 @@ export function useCompiledAnswerChecks(router: AnyRouter): string[] {
     const compiled: Middleware = async (opts) => {
       const result = await opts.next();
       if (!result.ok || check(result.data)) return result;
+      decidedByZod.set(path, (decidedByZod.get(path) ?? 0) + 1);
       return zodCheck({ ...opts, next: async () => result });
     };
     compiled[COMPILED] = true;
     middlewares[at] = compiled;
   }
   return leftToZod;
+}
+
+/**
+ * How many answers of each procedure went to zod because the compiled check was not sure of
+ * them (an invalid answer, or one in another shape than the schema's, such as keys in another
+ * order). A test asks it after calling every procedure: real answers all take the fast path.
+ */
+export function answersDecidedByZod(): ReadonlyMap<string, number> {
+  return decidedByZod;
 }
