@@ -38,7 +38,7 @@ function connectOnce(port: number): Promise<string> {
   });
 }
 
-describe('SIGTERM under load', () => {
+describe('SIGTERM', () => {
   let scratch: ScratchDatabase;
   let api: ApiProcess | undefined;
 
@@ -136,19 +136,6 @@ describe('SIGTERM under load', () => {
     } finally {
       await db.close();
     }
-  });
-});
-
-describe('SIGTERM while a request whose client has gone is still at work', () => {
-  let scratch: ScratchDatabase;
-  let api: ApiProcess | undefined;
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-  });
-  afterAll(async () => {
-    await api?.crash();
-    await scratch?.drop();
   });
 
   it('finishes its queries before the pool closes: nothing fails, exit 0 after it', async () => {
