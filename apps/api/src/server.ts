@@ -2,7 +2,7 @@
  * The HTTP host: plain node:http with a small dispatch in front of the two transports.
  * `/trpc/*` goes to the tRPC dispatch (http/trpc.ts), every other path to the REST mapping of the
  * same procedures (their trpc-to-openapi meta, see rest.ts); both run the procedures through
- * tRPC's callTRPCProcedure and report failures through toWireError.
+ * run-procedure.ts (tRPC's procedure call, leaner) and report failures through toWireError.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';

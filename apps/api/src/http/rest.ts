@@ -4,8 +4,8 @@
  * path. Requests are matched and their input built exactly as trpc-to-openapi's node handler does
  * (path normalised, `{param}` segments matched case-insensitively, the first value of each
  * query key, path parameters over query or body keys, no input for a void procedure), then the
- * procedure runs through tRPC's own `callTRPCProcedure` (runProcedure in trpc.ts), the call its
- * caller and its HTTP handler make. What is left out of that handler is its per-request cost (a deep-cloned router, a
+ * procedure runs as tRPC's own `callTRPCProcedure` runs it (runProcedure, run-procedure.ts), the
+ * call its caller and its HTTP handler make. What is left out of that handler is its per-request cost (a deep-cloned router, a
  * second URL parse, a caller proxy per request, a regex scan of every route) and its error
  * body, which the contract replaces: failures here throw, and the server answers them with
  * toWireError like every other failure.
@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@signal/core';
 import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { runProcedure } from './trpc.js';
+import { runProcedure } from '../run-procedure.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -165,7 +165,7 @@ function fields(...sources: object[]): Record<string, unknown> {
 }
 
 /** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */
-export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: unknown): Promise<unknown> {
+export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: object): Promise<unknown> {
   return runProcedure(router, match.route.procedure, match.route.type, input, ctx);
 }
 

@@ -6,7 +6,7 @@
  * answer `{ "result": { "data" } }` or `{ "error": shape }`, a batch's in an array; the status
  * that of the error, or of all of a batch's errors when they agree, else 207 (200 when none).
  *
- * Each call runs through tRPC's own `callTRPCProcedure`, as on the REST side (rest.ts). What is
+ * Each call runs as tRPC's own `callTRPCProcedure` runs it (run-procedure.ts), as on the REST side. What is
  * left out of tRPC's HTTP handler is a web `Request` and `Response` per request (headers copied
  * into a `Headers`, an AbortController, the body through a web stream into chunked writes),
  * which roughly doubled the CPU of a tRPC call against REST (BENCH.md), and only streaming
@@ -15,34 +15,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '@signal/core';
-import { type AnyRouter, callTRPCProcedure, TRPCError } from '@trpc/server';
+import { type AnyRouter, TRPCError } from '@trpc/server';
 import { toWireError, type WireError } from '../errors.js';
+import { runProcedure } from '../run-procedure.js';
 import { readJsonBody } from './body.js';
 import { trpcCalls, trpcErrorShape } from './trpc-errors.js';
 
 type CallResult = { ok: true; data: unknown } | { ok: false; wire: WireError };
-
-/**
- * Runs one procedure as tRPC's caller would (middlewares, input and output checks): the one
- * call both transports make, here and in rest.ts. Failures are thrown as TRPCErrors.
- */
-export function runProcedure(
-  router: AnyRouter,
-  path: string,
-  type: 'query' | 'mutation',
-  input: unknown,
-  ctx: unknown,
-): Promise<unknown> {
-  return callTRPCProcedure({
-    router,
-    path,
-    getRawInput: () => Promise.resolve(input),
-    ctx,
-    type,
-    signal: undefined,
-    batchIndex: 0,
-  });
-}
 
 /** The input of each call: one value, or a batch's object keyed by index. */
 async function readInputs(req: IncomingMessage, target: URL, batch: boolean, count: number): Promise<unknown[]> {
@@ -68,7 +47,7 @@ async function readInputs(req: IncomingMessage, target: URL, batch: boolean, cou
 
 export interface TrpcHandlerOptions {
   router: AnyRouter;
-  createContext: (req: IncomingMessage, res: ServerResponse) => unknown;
+  createContext: (req: IncomingMessage, res: ServerResponse) => object;
   /** Each failed call's error, as it was thrown, and its request (for the log). */
   onError: (error: unknown, wire: WireError, req: IncomingMessage) => void;
 }
@@ -77,7 +56,7 @@ export function trpcHandler({ router, createContext, onError }: TrpcHandlerOptio
   const procedures = router._def.procedures as Record<string, { _def: { type: string } }>;
 
   /** One call; its failure is the contract's WireError, never a throw. */
-  const call = async (path: string, input: unknown, req: IncomingMessage, ctx: unknown): Promise<CallResult> => {
+  const call = async (path: string, input: unknown, req: IncomingMessage, ctx: object): Promise<CallResult> => {
     try {
       const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
       if (!procedure) throw new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${path}"` });
