@@ -11,15 +11,9 @@
  */
 import { compileAnswerCheck } from '@signal/core/answer-check';
 import type { AnyRouter } from '@trpc/server';
-import type { z } from 'zod';
+import type { ProcedureDef, Middleware as TrpcMiddleware } from './run-procedure.js';
 
-type Result = { ok: boolean; data?: unknown };
-type Middleware = ((opts: { next: () => Promise<Result> }) => Promise<Result>) & { [COMPILED]?: true };
-
-interface ProcedureDef {
-  output?: z.ZodType;
-  middlewares: Middleware[];
-}
+type Middleware = TrpcMiddleware & { [COMPILED]?: true };
 
 const COMPILED = Symbol('compiled answer check');
 /** Answers the compiled check was not sure of, by procedure: each went to zod instead. */
@@ -35,7 +29,10 @@ const TRPC_OUTPUT_MIDDLEWARE = 'outputValidatorMiddleware';
  */
 export function useCompiledAnswerChecks(router: AnyRouter): string[] {
   const leftToZod: string[] = [];
-  const procedures = router._def.procedures as Record<string, { _def: ProcedureDef }>;
+  const procedures = router._def.procedures as Record<
+    string,
+    { _def: Omit<ProcedureDef, 'middlewares'> & { middlewares: Middleware[] } }
+  >;
   for (const [path, procedure] of Object.entries(procedures)) {
     const { output, middlewares } = procedure._def;
     if (!output) continue;

@@ -7,13 +7,14 @@
  *
  * What differs is the cost. tRPC builds each level's options by copying the previous level's
  * twice (object spreads compiled to a helper, `_objectSpread2`), plus the procedure lookup's
- * own async step: ≈6.8 µs for a lookup's call, against ≈2.2 µs here, where each level gets one
- * object literal (BENCH.md, "tRPC 11 and zod 4"). It reads the procedure's `_def` (its
- * middlewares, type and meta), as trpc-to-openapi and answer-checks.ts do; tRPC is pinned to
- * one version (the patch in patches/), and the whole API test suite runs through this call.
+ * own async step; here each level gets one object literal (figures in BENCH.md, "tRPC 11 and
+ * zod 4"). It reads the procedure's `_def` (its middlewares, type and meta; `ProcedureDef`
+ * below, which answer-checks.ts reads too); tRPC is pinned to one version (the patch in
+ * patches/), and the whole API test suite runs through this call.
  */
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import { getTRPCErrorFromUnknown, middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
+import type { z } from 'zod';
 
 interface Level {
   ctx: object;
@@ -29,19 +30,27 @@ interface NextOptions {
   getRawInput?: () => Promise<unknown>;
 }
 
-type Result = { ok: true; data: unknown } | { ok: false; error: TRPCError };
+export type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 
-type Middleware = (
-  opts: Level & { signal: undefined; batchIndex: number; meta: unknown; next: (opts?: NextOptions) => Promise<Result> },
-) => Promise<Result>;
+export type Middleware = (
+  opts: Level & {
+    signal: undefined;
+    batchIndex: number;
+    meta: unknown;
+    next: (opts?: NextOptions) => Promise<MiddlewareResult>;
+  },
+) => Promise<MiddlewareResult>;
 
-interface ProcedureDef {
+/** What this service reads of a tRPC 11 procedure's `_def`. */
+export interface ProcedureDef {
   type: string;
   meta?: unknown;
+  /** The schema its `.output()` names, if any. */
+  output?: z.ZodType;
   middlewares: Middleware[];
 }
 
-async function runLevel(def: ProcedureDef, index: number, level: Level): Promise<Result> {
+async function runLevel(def: ProcedureDef, index: number, level: Level): Promise<MiddlewareResult> {
   try {
     const middleware = def.middlewares[index] as Middleware;
     return await middleware({
@@ -63,7 +72,7 @@ async function runLevel(def: ProcedureDef, index: number, level: Level): Promise
         }),
     });
   } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as Result;
+    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
   }
 }
 
