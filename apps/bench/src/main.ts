@@ -7,10 +7,14 @@
  *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
  *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
+ *   --instructions       instead of the load rows: instructions per request under valgrind's
+ *                        callgrind, API and baseline, for list, detail and me (instructions.ts)
+ *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
+ *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -24,6 +28,7 @@ import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
 import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
 import { databaseCpu } from './db-cpu.js';
 import { DEPLOYMENT_KEYS, deploymentRows, judgeDeployment } from './deployment.js';
+import { assertValgrind, countInstructions, INSTRUCTION_KEYS, instructionTable } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import { checkParity } from './parity.js';
@@ -56,6 +61,8 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    instructions: { type: 'boolean', default: false },
+    api: { type: 'string' },
     connections: { type: 'string' },
     seconds: { type: 'string' },
     warmup: { type: 'string' },
@@ -76,7 +83,8 @@ const plan = {
 };
 const rawSeconds = quick ? 0.3 : 1.5;
 /** The catalogue under load, and (full run) the small one page 1 is compared with. */
-const sizes = quick ? [10_000] : [1_000_000, 10_000];
+const sizes = quick || args.instructions ? [10_000] : [1_000_000, 10_000];
+const apiMain = args.api ? resolve(process.env.INIT_CWD ?? process.cwd(), args.api) : API_MAIN;
 const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1_000}k`);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -130,7 +138,7 @@ interface CatalogueRun {
 function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[] = []) {
   return {
     name: `api ${sizeLabel(catalogue.providers)}`,
-    script: API_MAIN,
+    script: apiMain,
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
@@ -308,7 +316,31 @@ async function runCatalogue(
   return { rows, readyMs, peakRssMb };
 }
 
+/** `--instructions`: the callgrind counts instead of the load rows (see instructions.ts). */
+async function instructionsMain() {
+  await assertValgrind();
+  const catalogue = await prepareCatalogue(10_000, log);
+  const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const instructionPlan = { warmup: 3_000, window: 3_000, windows: numberArg(args.rounds, 3), concurrency: 10 };
+  const rows = await countInstructions({
+    service: apiSpec(catalogue, privateKeyPem),
+    baseline: {
+      name: 'baseline 10k',
+      script: BASELINE_MAIN,
+      env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+    },
+    ids: await randomProviderIds(catalogue.url, 200),
+    keys: INSTRUCTION_KEYS.filter(wanted),
+    plan: instructionPlan,
+    // One folder per API build, so a before/after can run side by side.
+    dir: join(HERE, '..', 'artifacts', 'instructions', createHash('sha256').update(apiMain).digest('hex').slice(0, 8)),
+    log,
+  });
+  console.log(`\nAPI: ${apiMain}\n${instructionTable(rows, instructionPlan)}\n`);
+}
+
 async function main() {
+  if (args.instructions) return instructionsMain();
   const started = performance.now();
   const loadBefore = loadavg()[0] as number;
   if (args.profile) await rm(PROFILE_DIR, { recursive: true, force: true });

@@ -27,6 +27,10 @@ export interface ServerSpec {
   env: Record<string, string>;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** A command node runs under, e.g. valgrind and its flags (instructions.ts). */
+  launcher?: string[];
+  /** How long the server may take to answer its first 200 of GET /ready (default 60 s). */
+  readyTimeoutMs?: number;
 }
 
 /** The API's production entry point, found through the package's exports map. */
@@ -72,7 +76,8 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.script], {
+  const [command, ...launcherArgs] = [...(spec.launcher ?? []), process.execPath];
+  const child = spawn(command as string, [...launcherArgs, ...(spec.nodeArgs ?? []), spec.script], {
     env: { ...process.env, ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -88,9 +93,10 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   let readyMs: number | undefined;
   while (readyMs === undefined) {
     if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode} before it was ready`);
-    if (performance.now() - started > READY_TIMEOUT_MS) {
+    const readyTimeoutMs = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    if (performance.now() - started > readyTimeoutMs) {
       child.kill('SIGKILL');
-      throw new Error(`${spec.name} was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+      throw new Error(`${spec.name} was not ready within ${readyTimeoutMs / 1000} s`);
     }
     try {
       const res = await fetch(`${url}/ready`);

@@ -1,0 +1,294 @@
+/**
+ * `pnpm bench -- --instructions`: machine instructions per request, counted by valgrind's
+ * callgrind in the API and in the baseline, for list page 1, detail and `GET /me`.
+ *
+ * Why beside the CPU rows: on a shared 2-core VM the same code's CPU time per request moves
+ * 10–40 % between runs (steal, cache and frequency effects), more than most changes worth
+ * measuring. An instruction count does not depend on what else the machine is doing: the
+ * windows of one server start agree to about 1 %. Between starts V8 does not always settle on
+ * the same compiled code (one start in three read 20 % more on a small request, BENCH.md), so
+ * two builds (`--api` points at another checkout's dist/main.js) are compared over more than
+ * one start each. What it leaves out: kernel time (both sides make the same syscalls) and the
+ * cost of cache misses. It is a complement to the CPU rows, not a replacement: the targets
+ * stay on CPU time.
+ *
+ * How: each server runs under callgrind (about 50× slower); a client in this process sends the
+ * requests with a few connections; after a warm-up the counters are zeroed, then dumped after
+ * each window of requests (`callgrind_control`, see `count`). A window is long enough to hold
+ * several major garbage collections, so each figure includes its share of them. The dumps stay in
+ * `dir` for `callgrind_annotate` (native functions by name; V8's compiled JavaScript shows as
+ * addresses).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PAGE_1 } from './scenarios.js';
+import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { signIn } from './sign-in.js';
+import { evmWallet } from './wallets.js';
+
+const run = promisify(execFile);
+
+export interface InstructionPlan {
+  /** Requests before the counters are zeroed (JIT tiers up, caches fill). */
+  warmup: number;
+  /** Requests per counted window. */
+  window: number;
+  windows: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+}
+
+export const INSTRUCTION_KEYS = ['list', 'detail', 'me'] as const;
+type Key = (typeof INSTRUCTION_KEYS)[number];
+const NAMES: Record<Key, string> = { list: 'list page 1', detail: 'detail', me: 'GET /me' };
+
+/** Instructions per request in each window: the main thread's, and all threads' together. */
+export interface Counts {
+  main: number[];
+  all: number[];
+}
+
+export interface InstructionRow {
+  key: Key;
+  name: string;
+  service: Counts;
+  baseline: Counts;
+}
+
+interface Counted {
+  server: ServerProcess;
+  zero(): Promise<void>;
+  /** Dumps the counters: the instructions since the last zero or dump, main thread and all. */
+  dump(): Promise<{ main: number; all: number }>;
+}
+
+async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise<Counted> {
+  const out = join(dir, `callgrind.${tag}`);
+  // The control pipes of each server, apart from any other valgrind run on the machine.
+  const prefix = join(dir, `vgdb.${tag}`);
+  const server = await startServer({
+    ...spec,
+    launcher: [
+      'valgrind',
+      '--tool=callgrind',
+      '--quiet',
+      // One file per thread: the main thread runs the requests; V8's workers compile and
+      // mark in bursts that a window may or may not catch, so they are counted apart.
+      '--separate-threads=yes',
+      // V8 writes machine code into memory it then runs: valgrind must notice.
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${out}`,
+      `--vgdb-prefix=${prefix}`,
+    ],
+    readyTimeoutMs: 300_000,
+  });
+  let dumps = 0;
+  const control = async (flag: string) => {
+    // Valgrind also puts $USER and $HOST into the pipes' names; the server's HOST is its
+    // listen address (startServer), so callgrind_control must see the same one.
+    const { stdout } = await run('callgrind_control', [`--vgdb-prefix=${prefix}`, flag, String(server.pid)], {
+      env: { ...process.env, HOST: '127.0.0.1' },
+    });
+    // It exits 0 even when it reached no process: only its "OK." says the command ran.
+    if (!stdout.includes('OK.')) throw new Error(`callgrind_control ${flag} ${server.pid}: ${stdout}`);
+  };
+  return {
+    server,
+    zero: async () => {
+      await control('--zero');
+    },
+    async dump() {
+      await control('--dump');
+      dumps += 1;
+      // callgrind writes `<out>.<dump>-<thread>` for each thread that ran since the last one.
+      const mainFile = `${out}.${dumps}-01`;
+      for (let i = 0; i < 100 && !existsSync(mainFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!existsSync(mainFile)) throw new Error(`callgrind wrote no ${mainFile}`);
+      const prefix = `callgrind.${tag}.${dumps}-`;
+      const files = (await readdir(dir)).filter((f) => f.startsWith(prefix));
+      let main = 0;
+      let all = 0;
+      for (const file of files) {
+        const summary = /^summary: (\d+)$/m.exec(await readFile(join(dir, file), 'utf8'));
+        if (!summary) throw new Error(`${file} has no summary line`);
+        all += Number(summary[1]);
+        if (join(dir, file) === mainFile) main = Number(summary[1]);
+      }
+      return { main, all };
+    },
+  };
+}
+
+type Request = { path: string; headers: Record<string, string> };
+
+/** How many answers have come back so far: read by the marks while requests are in flight. */
+interface Progress {
+  answered: number;
+}
+
+/**
+ * Sends `count` requests, `concurrency` at a time. When the answers received reach a mark, its
+ * `run` starts while the other requests go on (see `count`).
+ */
+async function send(
+  url: string,
+  count: number,
+  concurrency: number,
+  request: (i: number) => Request,
+  progress: Progress = { answered: 0 },
+  marks: { at: number; run: () => Promise<void> }[] = [],
+) {
+  let next = 0;
+  const started: Promise<void>[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const { path, headers } = request(next++);
+        const res = await fetch(`${url}${path}`, { headers });
+        const body = await res.arrayBuffer();
+        if (res.status !== 200)
+          throw new Error(`GET ${path} answered ${res.status}: ${Buffer.from(body).toString('utf8')}`);
+        progress.answered += 1;
+        for (const mark of marks) if (mark.at === progress.answered) started.push(mark.run());
+      }
+    }),
+  );
+  await Promise.all(started);
+}
+
+/** The requests of each row for one server: the same paths on both sides, its own sign-in. */
+async function requestsFor(server: ServerProcess, ids: number[]): Promise<Record<Key, (i: number) => Request>> {
+  const { token } = await signIn(server.url, evmWallet());
+  return {
+    list: () => ({ path: PAGE_1, headers: {} }),
+    detail: (i) => ({ path: `/providers/${ids[i % ids.length]}`, headers: {} }),
+    me: () => ({ path: '/me', headers: { authorization: `Bearer ${token}` } }),
+  };
+}
+
+/**
+ * One stream of requests: warm-up, then the windows, then a tail. The counters are zeroed and
+ * dumped at the window marks while requests are in flight: a callgrind_control command sent to
+ * a process idle in a system call is delivered by ptrace, which once in a while killed the
+ * server here; a busy process picks the command up itself. A window's figure divides by the
+ * answers received between its two commands' replies (a few requests straddle a boundary, well
+ * under 1 % of a window).
+ */
+/**
+ * One stream of requests: warm-up, the windows, a tail. The counters are zeroed and dumped at
+ * the window marks while requests are in flight: callgrind_control reaches a process idle in a
+ * system call through ptrace, which now and then killed the server here (SIGTERM), while a busy
+ * process picks the command up itself. A window divides by the answers received between its
+ * two commands' replies (a few requests straddle each boundary, well under 1 % of a window).
+ */
+async function count(counted: Counted, request: (i: number) => Request, plan: InstructionPlan): Promise<Counts> {
+  const counts: Counts = { main: [], all: [] };
+  const progress: Progress = { answered: 0 };
+  let windowStart = 0;
+  const marks = Array.from({ length: plan.windows + 1 }, (_, w) => ({
+    at: plan.warmup + w * plan.window,
+    async run() {
+      if (w === 0) await counted.zero();
+      else {
+        const { main, all } = await counted.dump();
+        const requests = progress.answered - windowStart;
+        counts.main.push(main / requests);
+        counts.all.push(all / requests);
+      }
+      windowStart = progress.answered;
+    },
+  }));
+  // A tail keeps the server busy while the last dump is taken.
+  const total = plan.warmup + plan.windows * plan.window + 20 * plan.concurrency;
+  await send(counted.server.url, total, plan.concurrency, request, progress, marks);
+  return counts;
+}
+
+export async function assertValgrind(): Promise<void> {
+  try {
+    await run('valgrind', ['--version']);
+  } catch {
+    throw new Error('--instructions needs valgrind (Debian: apt-get install valgrind)');
+  }
+}
+
+/**
+ * Counts both servers' instructions per request, row by row; the two run side by side (one
+ * core each), which does not change a count.
+ */
+export async function countInstructions(options: {
+  service: ServerSpec;
+  baseline: ServerSpec;
+  ids: number[];
+  keys: readonly Key[];
+  plan: InstructionPlan;
+  /** Where the dumps go; emptied first. */
+  dir: string;
+  log: (line: string) => void;
+}): Promise<InstructionRow[]> {
+  const { dir } = options;
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const servers: Counted[] = [];
+  try {
+    options.log('starting both servers under callgrind (about a minute)');
+    const [service, baseline] = await Promise.all([
+      startCounted(options.service, dir, 'service'),
+      startCounted(options.baseline, dir, 'baseline'),
+    ]);
+    servers.push(service, baseline);
+    const [serviceRequests, baselineRequests] = await Promise.all([
+      requestsFor(service.server, options.ids),
+      requestsFor(baseline.server, options.ids),
+    ]);
+    const rows: InstructionRow[] = [];
+    for (const key of options.keys) {
+      const started = performance.now();
+      const [s, b] = await Promise.all([
+        count(service, serviceRequests[key], options.plan),
+        count(baseline, baselineRequests[key], options.plan),
+      ]);
+      rows.push({ key, name: NAMES[key], service: s, baseline: b });
+      options.log(
+        `${NAMES[key]}: ${formatRow(rows[rows.length - 1] as InstructionRow)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+      );
+    }
+    return rows;
+  } finally {
+    await Promise.all(servers.map((s) => s.server.stop()));
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const thousands = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
+const spread = (values: number[]) =>
+  `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;
+
+const ratio = (row: InstructionRow, of: keyof Counts) =>
+  `${(median(row.service[of]) / median(row.baseline[of])).toFixed(2)}×`;
+
+function formatRow(row: InstructionRow): string {
+  return `main thread ${spread(row.service.main)} / ${spread(row.baseline.main)} (${ratio(row, 'main')}), all threads ${spread(row.service.all)} / ${spread(row.baseline.all)} (${ratio(row, 'all')})`;
+}
+
+/** The table printed at the end: medians of the windows, their range, and the ratios. */
+export function instructionTable(rows: InstructionRow[], plan: InstructionPlan): string {
+  const lines = [
+    `Instructions per request, service / baseline (callgrind; ${plan.warmup} requests of warm-up, then ${plan.windows} windows of ${plan.window}, ${plan.concurrency} in flight; median (range) of the windows). The main thread runs the requests; all threads adds V8's background compiling and marking, which come in bursts:`,
+    '',
+    '| row | main thread, service | baseline | ratio | all threads, service | baseline | ratio |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${spread(r.service.main)} | ${spread(r.baseline.main)} | ${ratio(r, 'main')} | ${spread(r.service.all)} | ${spread(r.baseline.all)} | ${ratio(r, 'all')} |`,
+    ),
+  ];
+  return lines.join('\n');
+}
