@@ -76,6 +76,12 @@ async function runLevel(def: ProcedureDef, index: number, level: Level): Promise
   }
 }
 
+/** The router's procedure at `path`, if it has one of its own (never one of Object's). */
+export function procedureAt(router: AnyRouter, path: string): { _def: ProcedureDef } | undefined {
+  const procedures = router._def.procedures as Record<string, { _def: ProcedureDef } | undefined>;
+  return Object.hasOwn(procedures, path) ? procedures[path] : undefined;
+}
+
 /** Runs the procedure at `path` with `input` (before its input check); failures are thrown as TRPCErrors. */
 export async function runProcedure(
   router: AnyRouter,
@@ -84,8 +90,7 @@ export async function runProcedure(
   input: unknown,
   ctx: object,
 ): Promise<unknown> {
-  const procedures = router._def.procedures as Record<string, { _def: ProcedureDef } | undefined>;
-  const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
+  const procedure = procedureAt(router, path);
   if (!procedure || procedure._def.type !== type) {
     throw new TRPCError({ code: 'NOT_FOUND', message: `No "${type}"-procedure on path "${path}"` });
   }

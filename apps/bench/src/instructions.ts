@@ -15,8 +15,8 @@
  * How: each server runs under callgrind (about 50× slower); a client in this process sends the
  * requests with a few connections; after a warm-up the counters are zeroed, then dumped after
  * each window of requests (`callgrind_control`, see `count`). A window is long enough to hold
- * several major garbage collections, so each figure includes its share of them. The dumps stay in
- * `dir` for `callgrind_annotate` (native functions by name; V8's compiled JavaScript shows as
+ * several major garbage collections, so each figure includes its share of them. The dumps stay
+ * in `dir` for `callgrind_annotate` (native functions by name; V8's compiled JavaScript shows as
  * addresses).
  */
 import { execFile } from 'node:child_process';
@@ -24,8 +24,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { median } from './load.js';
 import { PAGE_1 } from './scenarios.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { LISTEN_HOST, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 import { signIn } from './sign-in.js';
 import { evmWallet } from './wallets.js';
 
@@ -90,7 +91,7 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
     // Valgrind also puts $USER and $HOST into the pipes' names; the server's HOST is its
     // listen address (startServer), so callgrind_control must see the same one.
     const { stdout } = await run('callgrind_control', [`--vgdb-prefix=${prefix}`, flag, String(server.pid)], {
-      env: { ...process.env, HOST: '127.0.0.1' },
+      env: { ...process.env, HOST: LISTEN_HOST },
     });
     // It exits 0 even when it reached no process: only its "OK." says the command ran.
     if (!stdout.includes('OK.')) throw new Error(`callgrind_control ${flag} ${server.pid}: ${stdout}`);
@@ -107,8 +108,8 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
       const mainFile = `${out}.${dumps}-01`;
       for (let i = 0; i < 100 && !existsSync(mainFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
       if (!existsSync(mainFile)) throw new Error(`callgrind wrote no ${mainFile}`);
-      const prefix = `callgrind.${tag}.${dumps}-`;
-      const files = (await readdir(dir)).filter((f) => f.startsWith(prefix));
+      const thisDump = `callgrind.${tag}.${dumps}-`;
+      const files = (await readdir(dir)).filter((f) => f.startsWith(thisDump));
       let main = 0;
       let all = 0;
       for (const file of files) {
@@ -138,8 +139,8 @@ async function send(
   count: number,
   concurrency: number,
   request: (i: number) => Request,
-  progress: Progress = { answered: 0 },
-  marks: { at: number; run: () => Promise<void> }[] = [],
+  progress: Progress,
+  marks: { at: number; run: () => Promise<void> }[],
 ) {
   let next = 0;
   const started: Promise<void>[] = [];
@@ -169,14 +170,6 @@ async function requestsFor(server: ServerProcess, ids: number[]): Promise<Record
   };
 }
 
-/**
- * One stream of requests: warm-up, then the windows, then a tail. The counters are zeroed and
- * dumped at the window marks while requests are in flight: a callgrind_control command sent to
- * a process idle in a system call is delivered by ptrace, which once in a while killed the
- * server here; a busy process picks the command up itself. A window's figure divides by the
- * answers received between its two commands' replies (a few requests straddle a boundary, well
- * under 1 % of a window).
- */
 /**
  * One stream of requests: warm-up, the windows, a tail. The counters are zeroed and dumped at
  * the window marks while requests are in flight: callgrind_control reaches a process idle in a
@@ -262,11 +255,6 @@ export async function countInstructions(options: {
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const thousands = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
 const spread = (values: number[]) =>
   `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;

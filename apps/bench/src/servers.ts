@@ -40,6 +40,8 @@ export const BASELINE_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'base
 export const BARE_HTTP_MAIN = join(dirname(fileURLToPath(import.meta.url)), 'bare-http.js');
 
 const READY_TIMEOUT_MS = 60_000;
+/** The address every server listens on, passed to it as HOST. */
+export const LISTEN_HOST = '127.0.0.1';
 
 // Servers still running when the bench exits, however it exits (a failed start, a parity
 // mismatch): none may outlive it, holding a port and a database.
@@ -74,11 +76,12 @@ function prefixOutput(child: ChildProcess, name: string): void {
 
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${LISTEN_HOST}:${port}`;
   const started = performance.now();
+  const readyTimeoutMs = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const [command, ...launcherArgs] = [...(spec.launcher ?? []), process.execPath];
   const child = spawn(command as string, [...launcherArgs, ...(spec.nodeArgs ?? []), spec.script], {
-    env: { ...process.env, ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, ...spec.env, PORT: String(port), HOST: LISTEN_HOST },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   prefixOutput(child, spec.name);
@@ -93,7 +96,6 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   let readyMs: number | undefined;
   while (readyMs === undefined) {
     if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode} before it was ready`);
-    const readyTimeoutMs = spec.readyTimeoutMs ?? READY_TIMEOUT_MS;
     if (performance.now() - started > readyTimeoutMs) {
       child.kill('SIGKILL');
       throw new Error(`${spec.name} was not ready within ${readyTimeoutMs / 1000} s`);

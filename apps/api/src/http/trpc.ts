@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '@signal/core';
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import { toWireError, type WireError } from '../errors.js';
-import { runProcedure } from '../run-procedure.js';
+import { procedureAt, runProcedure } from '../run-procedure.js';
 import { readJsonBody } from './body.js';
 import { trpcCalls, trpcErrorShape } from './trpc-errors.js';
 
@@ -53,12 +53,10 @@ export interface TrpcHandlerOptions {
 }
 
 export function trpcHandler({ router, createContext, onError }: TrpcHandlerOptions) {
-  const procedures = router._def.procedures as Record<string, { _def: { type: string } }>;
-
   /** One call; its failure is the contract's WireError, never a throw. */
   const call = async (path: string, input: unknown, req: IncomingMessage, ctx: object): Promise<CallResult> => {
     try {
-      const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
+      const procedure = procedureAt(router, path);
       if (!procedure) throw new TRPCError({ code: 'NOT_FOUND', message: `No procedure found on path "${path}"` });
       const type = procedure._def.type;
       if (type !== (req.method === 'GET' ? 'query' : 'mutation')) {
