@@ -78,6 +78,24 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     when: 'the signed-in user has no session with this id (unknown, or another user’s)',
     example: { code: 'SESSION_NOT_FOUND', message: 'you have no session c81d4e2a-5f60-4b7e-9a13-2e4f6b8d0c15' },
   },
+  FORBIDDEN: {
+    when:
+      'the credential is valid but not allowed here: a service key without the route’s scope, a user’s token on ' +
+      'a route that needs a service key, or a service key on a user route',
+    example: { code: 'FORBIDDEN', message: 'this route needs a service key with the scope providers:write' },
+  },
+  WALLET_ALREADY_LINKED: {
+    when: 'the wallet is linked to another user',
+    example: { code: 'WALLET_ALREADY_LINKED', message: 'this wallet belongs to another user' },
+  },
+  LAST_WALLET: {
+    when: 'the wallet is the user’s only one; link another before removing it',
+    example: { code: 'LAST_WALLET', message: 'a user keeps at least one wallet; link another first' },
+  },
+  IDEMPOTENCY_CONFLICT: {
+    when: 'the Idempotency-Key was used before with another body or route, or its first request is still running',
+    example: { code: 'IDEMPOTENCY_CONFLICT', message: 'this Idempotency-Key was used with another request' },
+  },
   WALLET_NOT_FOUND: {
     when: 'the token is valid but its user no longer exists',
     example: { code: 'WALLET_NOT_FOUND', message: 'the user of this token no longer exists; sign in again' },
