@@ -83,6 +83,20 @@ export interface CatalogueVersionsTable {
   version: string;
 }
 
+/** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
+export interface ServiceKeysTable {
+  id: string;
+  seq: ColumnType<number, never, never>;
+  name: string;
+  scopes: string[];
+  secret_hash: string;
+  start: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -94,6 +108,7 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'service_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -106,4 +121,5 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  service_keys: ServiceKeysTable;
 }
