@@ -11,6 +11,7 @@ import type {
   CreatedServiceKey,
   CreateServiceKeyBody,
   FollowedProviderPage,
+  FollowerPage,
   FollowResult,
   Jwks,
   NonceResponse,
@@ -222,3 +223,17 @@ export const serviceKeyPage = {
   totalPages: 1,
   nextCursor: null,
 } satisfies ServiceKeyPage;
+
+export const followerPage = {
+  items: [
+    { userId: 41, wallet, chain: 'evm', followedAt: '2026-11-02T08:30:00.000Z' },
+    {
+      userId: 57,
+      wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      chain: 'solana',
+      followedAt: '2026-11-20T17:12:00.000Z',
+    },
+  ],
+  nextCursor: null,
+  total: 2,
+} satisfies FollowerPage;
