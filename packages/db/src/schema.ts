@@ -83,6 +83,20 @@ export interface CatalogueVersionsTable {
   version: string;
 }
 
+/**
+ * The outbox (migration 0012): one row per event, written in the transaction of its change.
+ * Its feed position is (txid, seq); see events.queries.ts.
+ */
+export interface EventsTable {
+  /** The writing transaction's id (pg_current_xact_id()), as a decimal string. */
+  txid: ColumnType<string, never, never>;
+  seq: ColumnType<string, never, never>;
+  id: ColumnType<string, never, never>;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  occurred_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -94,6 +108,7 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'events',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -106,4 +121,5 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  events: EventsTable;
 }
