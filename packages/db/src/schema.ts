@@ -97,6 +97,20 @@ export interface EventsTable {
   occurred_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
+export interface ServiceKeysTable {
+  id: string;
+  seq: ColumnType<number, never, never>;
+  name: string;
+  scopes: string[];
+  secret_hash: string;
+  start: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -109,6 +123,7 @@ export const TABLES = [
   'catalogue_counters',
   'catalogue_versions',
   'events',
+  'service_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -122,4 +137,5 @@ export interface Database {
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
   events: EventsTable;
+  service_keys: ServiceKeysTable;
 }
