@@ -1,5 +1,7 @@
+export * from './catalogue-schemas.js';
 export * from './errors.js';
 export * from './message.js';
+export * from './performance.js';
 export * from './schemas.js';
 export * from './service-vocabulary.js';
 export * from './sign-in-message.js';

@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -9,6 +10,7 @@ export {
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
