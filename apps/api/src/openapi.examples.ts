@@ -117,6 +117,9 @@ export const provider = {
   avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
   followerCount: 7,
   createdAt: '2026-08-20T22:27:03.902Z',
+  roi30dPct: -6.82,
+  maxDrawdownPct: 47.12,
+  winRate: 0.7465,
 } satisfies Provider;
 
 export const providerPage = {
@@ -128,6 +131,9 @@ export const providerPage = {
       avatarUrl: '/avatars/9f2b61c0a4d3e785.svg',
       followerCount: 421,
       createdAt: '2025-07-16T06:11:53.203Z',
+      roi30dPct: 12.4,
+      maxDrawdownPct: 18.9,
+      winRate: 0.5812,
     },
     provider,
   ],
@@ -151,6 +157,12 @@ export const providerStats = {
   maxDrawdownPct: 47.12,
   lastSignalAt: '2026-11-21T21:58:35.971Z',
   updatedAt: '2026-11-23T04:34:11.110Z',
+  roi7dPct: 1.37,
+  roi30dPct: -6.82,
+  roi90dPct: -12.05,
+  roiAllPct: -41.35,
+  tradingDays: 88,
+  asOf: '2026-11-22',
 } satisfies ProviderStats;
 
 export const followResult = { providerId: 5, following: true, followerCount: 8 } satisfies FollowResult;
