@@ -15,7 +15,7 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
  * `z.coerce` because coercion would accept exactly the spellings the contract rejects.
  * The cast only narrows the static input type to `number` for typed clients.
  */
-function integerParam(description: string, min: number, max: number) {
+export function integerParam(description: string, min: number, max: number) {
   return z
     .preprocess(
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
