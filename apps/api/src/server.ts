@@ -86,6 +86,8 @@ export function createServer(options: ServerOptions) {
     // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
     const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
     if (dataDir) await prepareDataDir(dataDir);
+    // Before the database: a key refused (see keys.ts) stops the start before anything is written.
+    const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
     const database = createDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
@@ -105,7 +107,6 @@ export function createServer(options: ServerOptions) {
         const seeded = await seedDemoCatalogue(database.db, { providers: config.seedProviders });
         if (seeded) log.info(seeded, 'demo catalogue seeded');
       }
-      const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
       if (dataDir && !config.databaseUrl) await restrictToOwner(join(dataDir, 'pglite'));
       const now = options.now ?? (() => new Date());
       const tokens = await createTokenService({

@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 import { rawHttp } from './raw-http.js';
 
+/** The operator's master key, for the GET routes that take a service key. */
+const ADMIN_KEY = 'caching-test-admin-key-0123456789abcdef';
+
 const PUBLIC = /^public, max-age=5, stale-while-revalidate=5$/;
 const CACHEABLE = ['/providers?limit=3', '/providers/2', '/providers/2/stats', '/openapi.json'];
 
@@ -95,8 +98,47 @@ async function checkTagsFollowData(api: TestApi, token: string) {
   expect(await etagOf(api, paths.detail)).not.toBe(after.detail);
 }
 
+/**
+ * Validation before revalidation (RFC 9110 §13.2.1: preconditions are ignored when the answer
+ * would not be a 2xx): every invalid read is a 400 whatever If-None-Match says, including a tag
+ * the valid request would match (the catalogue's tag does not depend on the query) and `*`.
+ */
+async function checkInvalidNeverRevalidated(api: TestApi) {
+  const listTag = await etagOf(api, '/providers?limit=3');
+  const detailTag = await etagOf(api, '/providers/2');
+  const cursor = (await call(api, 'GET', '/providers?limit=3&sortBy=id')).body.nextCursor as string;
+  const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
+  const invalid: [string, string][] = [
+    ['/providers?limit=abc', listTag],
+    ['/providers?limit=0', listTag],
+    ['/providers?limit=101', listTag],
+    ['/providers?page=0', listTag],
+    ['/providers?page=-1', listTag],
+    ['/providers?sortBy=bogus', listTag],
+    ['/providers?order=sideways', listTag],
+    [`/providers?cursor=${tampered}`, listTag],
+    [`/providers?cursor=${cursor}&page=2`, listTag],
+    [`/providers?cursor=${cursor}&sortBy=name`, listTag],
+    ['/providers/0', detailTag],
+    ['/providers/abc', detailTag],
+    ['/providers/0/stats', '*'],
+  ];
+  for (const [path, tag] of invalid) {
+    for (const header of [tag, '*']) {
+      const reply = await revalidate(api, path, header);
+      expect(reply.status, `${path} with If-None-Match: ${header}`).toBe(400);
+      expect(JSON.parse(reply.text).code, path).toBe('VALIDATION_ERROR');
+      expect(reply.headers.etag, path).toBeUndefined();
+    }
+  }
+  // The valid request still revalidates.
+  expect((await revalidate(api, '/providers?limit=3', listTag)).status).toBe(304);
+  expect((await revalidate(api, `/providers?cursor=${cursor}`, '*')).status).toBe(304);
+}
+
 /** Headers that differ between any two answers, whatever the method. */
-const PER_ANSWER = new Set(['date', 'x-request-id', 'connection', 'keep-alive']);
+// RateLimit's remaining count falls by one with every request (the per-key limit of service-key routes).
+const PER_ANSWER = new Set(['date', 'x-request-id', 'connection', 'keep-alive', 'ratelimit']);
 
 function comparable(headers: Record<string, string>) {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name)));
@@ -133,13 +175,17 @@ async function checkHead(api: TestApi, token: string) {
   expect(paths.map((p) => p.path)).toEqual(
     expect.arrayContaining(['/health', '/ready', '/.well-known/jwks.json', '/me', '/providers/2/stats']),
   );
-  for (const { path, token: bearer } of paths) {
+  for (const { path, token: userToken } of paths) {
     // The nonce route issues a new nonce each time: its answers differ in body, not in headers.
-    const auth = bearer ? `Authorization: Bearer ${bearer}\r\n` : '';
-    const request = (method: string) =>
-      rawHttp(api.url, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`);
-    const get = await request('GET');
-    const head = await request('HEAD');
+    const request = (method: string, bearer = userToken) =>
+      rawHttp(
+        api.url,
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${bearer ? `Authorization: Bearer ${bearer}\r\n` : ''}Connection: close\r\n\r\n`,
+      );
+    // A route that refuses a user's token with 403 takes a service key: the operator's ADMIN_KEY.
+    const credential = userToken && (await request('GET')).status === 403 ? ADMIN_KEY : userToken;
+    const get = await request('GET', credential);
+    const head = await request('HEAD', credential);
     expect(get.status, path).toBe(200);
     expect(head.status, path).toBe(200);
     expect(head.text, path).toBe('');
@@ -160,7 +206,7 @@ describe('HTTP caching on postgres', () => {
   let api: TestApi;
   let token: string;
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12' } });
+    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     ({ token } = await signIn(api, evmWallet()));
   });
   afterAll(async () => {
@@ -184,6 +230,10 @@ describe('HTTP caching on postgres', () => {
     const path = `/providers?limit=4&cursor=${first.body.nextCursor}`;
     const etag = await etagOf(api, path);
     expect((await revalidate(api, path, etag)).status).toBe(304);
+  });
+
+  it('an invalid read is a 400 whatever If-None-Match says, never a 304', async () => {
+    await checkInvalidNeverRevalidated(api);
   });
 
   it('an unknown provider is a 404, never a 304', async () => {
@@ -222,7 +272,7 @@ describe('HTTP caching on pglite', () => {
   let api: TestApi;
   let token: string;
   beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '12' } });
+    api = await startApi('pglite', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     ({ token } = await signIn(api, evmWallet()));
   });
   afterAll(async () => {
@@ -233,5 +283,6 @@ describe('HTTP caching on pglite', () => {
     await checkCacheableReads(api, token);
     await checkTagsFollowData(api, token);
     await checkHead(api, token);
+    await checkInvalidNeverRevalidated(api);
   });
 });

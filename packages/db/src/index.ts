@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -8,8 +9,10 @@ export {
   statementTimeout,
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export * from './events.queries.js';
 export * from './follower.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
