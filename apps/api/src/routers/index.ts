@@ -12,7 +12,7 @@ export const appRouter = router({
   me: meRouter,
   providers: providersRouter,
   sessions: sessionsRouter,
-  admin: router({ keys: adminKeysRouter }),
+  keys: adminKeysRouter,
   followers: followersRouter,
 });
 

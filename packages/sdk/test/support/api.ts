@@ -22,7 +22,8 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(): Promise<TestApi> {
+/** `env`: more configuration, e.g. `{ ADMIN_KEY }` for the service client's tests. */
+export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
   let offset = 0;
   const scratch = await createScratchDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
@@ -35,6 +36,7 @@ export async function startApi(): Promise<TestApi> {
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
     DATABASE_URL: scratch.url,
+    ...env,
   });
   const server = createServer({ config, now: () => new Date(Date.now() + offset) });
   const running = await server.start();
