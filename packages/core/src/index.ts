@@ -1,3 +1,4 @@
+export * from './catalogue-search.js';
 export * from './errors.js';
 export * from './message.js';
 export * from './schemas.js';
