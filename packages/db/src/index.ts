@@ -13,6 +13,7 @@ export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
+export { containsPattern, listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';

@@ -10,6 +10,7 @@ import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
+import * as nameSearch from './0014-name-search.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
   '0012b-event-feed': eventFeed,
+  '0014-name-search': nameSearch,
 };
