@@ -22,7 +22,7 @@ import {
   seedDemoCatalogue,
   statementTimeout,
 } from '@signal/db';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
@@ -40,10 +40,12 @@ import { trpcHandler } from './http/trpc.js';
 import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './http/trpc-errors.js';
 import { webRoutes } from './http/web.js';
 import { resolveSigningKey } from './keys.js';
+import { createLogger } from './logger.js';
 import { type Maintenance, startMaintenance } from './maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
 import { openReadReplica, replicaMetrics } from './read-replica.js';
 import { answersCheckedByZodAlone, appRouter } from './routers/index.js';
+import { flushServiceKeyUsage } from './service-key-usage.js';
 import { signInDomainWarning } from './sign-in.js';
 
 export interface ServerOptions {
@@ -81,7 +83,7 @@ export function createServer(options: ServerOptions) {
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
-    const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
+    const log = options.logger ?? createLogger(config.logLevel);
     const domainWarning = signInDomainWarning(config);
     if (domainWarning) log.warn(domainWarning);
     // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
@@ -217,6 +219,7 @@ export function createServer(options: ServerOptions) {
     }
     await metricsListener?.close();
     await maintenance?.stop();
+    if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();
     await services?.database.close();
     if (!config.databaseUrl) await restrictToOwner(join(config.dataDir, 'pglite'));
@@ -253,7 +256,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       return;
     }
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, 200, data);
+    sendJson(res, match.route.successStatus, data);
   };
 
   const trpcCall = trpcHandler({
