@@ -454,7 +454,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // The generator's own error responses (tRPC's codes) give way to the contract's below.
     const ok = operation.responses[200];
     if (!ok) throw new Error(`OpenAPI: no 200 for ${meta.openapi.method} ${meta.openapi.path}`);
-    const success: OpenAPIV3.ResponsesObject = { 200: ok };
+    const success: OpenAPIV3.ResponsesObject = { [meta.openapi.successStatus ?? 200]: ok };
     // Every procedure reads the database, so each can answer SERVICE_UNAVAILABLE.
     const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
     operation.responses = {

@@ -249,7 +249,8 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       return;
     }
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, 200, data);
+    // 200, or the status the procedure set for REST (201 for something it created).
+    sendJson(res, res.statusCode, data);
   };
 
   const trpcCall = trpcHandler({

@@ -15,7 +15,11 @@ import { trpcErrorShape } from './http/trpc-errors.js';
  */
 export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
-  openapi?: { example?: { request?: Record<string, unknown>; response?: unknown } };
+  openapi?: {
+    example?: { request?: Record<string, unknown>; response?: unknown };
+    /** 201: the REST success status when the procedure creates something (it sets ctx.res.statusCode). */
+    successStatus?: 201;
+  };
 }>;
 
 const t = initTRPC
@@ -48,11 +52,13 @@ export const walletNotFound = () =>
 const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
 
 /**
- * Requires a valid bearer token of a live session; the verified claims are in ctx.auth. The
- * token's signature is checked in memory (and remembered), its session in the database on every
+ * The claims of the request's bearer token, once its session is found live: the token's
+ * signature is checked in memory (and remembered), its session in the database on every
  * request, so a sign-out on any server refuses the token everywhere from the next request on.
+ * Also called by public procedures that need a user for one of their options (auth.nonce's
+ * `purpose=link`).
  */
-export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export async function authenticate(ctx: Context): Promise<TokenClaims> {
   const header = ctx.req.headers.authorization;
   if (!header) {
     throw new DomainError('UNAUTHORIZED', 'Authorization header with a Bearer token is required', {
@@ -78,5 +84,12 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
     });
   }
   if (state === 'user-not-found') throw walletNotFound();
-  return next({ ctx: { ...ctx, auth } });
-});
+  return auth;
+}
+
+/** Requires a valid bearer token of a live session (see authenticate); the claims go in ctx.auth. */
+export const requireUser = t.middleware(async ({ ctx, next }) =>
+  next({ ctx: { ...ctx, auth: await authenticate(ctx) } }),
+);
+
+export const authedProcedure = t.procedure.use(requireUser);

@@ -3,3 +3,4 @@ export * from './message.js';
 export * from './schemas.js';
 export * from './service-vocabulary.js';
 export * from './sign-in-message.js';
+export * from './wallets.schemas.js';

@@ -7,7 +7,7 @@ export {
   type PoolStats,
   statementTimeout,
 } from './connect.js';
-export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
@@ -17,3 +17,4 @@ export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
+export * from './wallet.queries.js';

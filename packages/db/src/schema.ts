@@ -33,6 +33,8 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp;
   user_agent: string | null;
   ip: string | null;
+  /** The wallet that signed it in; null: signed before migration 0011, by the primary wallet. */
+  wallet: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
@@ -83,6 +85,18 @@ export interface CatalogueVersionsTable {
   version: string;
 }
 
+/**
+ * The wallets that sign a user in, one row each (a wallet belongs to one user at most). The
+ * user's primary wallet is also `users.wallet` (see migration 0011).
+ */
+export interface UserWalletsTable {
+  wallet: string;
+  chain: Chain;
+  user_id: number;
+  linked_at: Timestamp;
+  last_login_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -94,6 +108,7 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'user_wallets',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -106,4 +121,5 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  user_wallets: UserWalletsTable;
 }

@@ -4,12 +4,14 @@ import { authRouter } from './auth.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
+import { walletsRouter } from './wallets.router.js';
 
 export const appRouter = router({
   auth: authRouter,
   me: meRouter,
   providers: providersRouter,
   sessions: sessionsRouter,
+  wallets: walletsRouter,
 });
 
 /**

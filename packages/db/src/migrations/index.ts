@@ -6,6 +6,7 @@ import * as nonceIssue from './0004-nonce-issue.js';
 import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
+import * as userWallets from './0011-user-wallets.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-used-nonces': usedNonces,
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
+  '0011-user-wallets': userWallets,
 };
