@@ -12,7 +12,7 @@
  */
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
-import { clientAddress, rateLimitKey } from './client-address.js';
+import { rateLimitKey, requestAddress } from './client-address.js';
 import type { Context, Services } from './context.js';
 import { rateLimitFields } from './errors.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
@@ -68,7 +68,7 @@ export function rateLimitedProcedure(endpoint: string) {
     const limit = config.authRateLimitPerMinute;
     if (limit === 0) return next();
     const at = now();
-    const key = rateLimitKey(clientAddress(ctx.req, config.trustProxy));
+    const key = rateLimitKey(requestAddress(ctx));
     const hit = await hitRateLimit(database.db, {
       bucket: `${endpoint}:${key}`,
       now: at,
@@ -110,7 +110,7 @@ export function countCatalogueRead(ctx: Pick<Context, 'services' | 'req' | 'res'
   const limit = config.readRateLimitPerMinute;
   if (limit === 0) return;
   const at = now();
-  const hit = readCounter(ctx.services).hit(rateLimitKey(clientAddress(ctx.req, config.trustProxy)), at);
+  const hit = readCounter(ctx.services).hit(rateLimitKey(requestAddress(ctx)), at);
   enforce(
     ctx,
     { name: 'read', limit },

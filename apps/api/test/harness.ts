@@ -13,7 +13,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
+import { type AppRouter, type Config, createServer, loadConfig, type ServerOptions } from '../src/index.js';
 
 export interface TestApi {
   url: string;
@@ -38,6 +38,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** The web build served at `/`; default apps/web/dist. */
   webDistDir?: string;
+  /** The server's logger (default: LOG_LEVEL, silent), for tests that read what it logs. */
+  logger?: ServerOptions['logger'];
 }
 
 export async function startApi(backend: Backend, options: StartOptions = {}): Promise<TestApi> {
@@ -58,7 +60,7 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     ...(databaseUrl ? { DATABASE_URL: serviceDatabaseUrl(databaseUrl) } : {}),
     ...options.env,
   });
-  let server = createServer({ config, now, webDistDir: options.webDistDir });
+  let server = createServer({ config, now, webDistDir: options.webDistDir, logger: options.logger });
   let running = await server.start();
   // PGlite is single-process: the inspection handle is the server's own; PostgreSQL gets a
   // separate pool, as an outside observer would.
@@ -74,7 +76,12 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     now,
     async restart() {
       await server.stop();
-      server = createServer({ config: { ...config, port: running.port }, now, webDistDir: options.webDistDir });
+      server = createServer({
+        config: { ...config, port: running.port },
+        now,
+        webDistDir: options.webDistDir,
+        logger: options.logger,
+      });
       running = await server.start();
       if (!databaseUrl) api.db = running.services.database;
     },

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
@@ -21,6 +22,17 @@ import {
 } from './harness.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/** The events of one user, oldest first, as [type, data]. */
+async function eventsOf(api: TestApi, userId: number) {
+  const rows = await api.db.db
+    .selectFrom('events')
+    .select(['type', 'data'])
+    .where(sql<boolean>`(data->>'userId')::bigint = ${userId}`)
+    .orderBy('txid')
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => [row.type, row.data]);
+}
 const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 
 describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s', (backend) => {
@@ -166,6 +178,7 @@ describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s',
     const issued = (await linkNonce(second.token, wallet)).body;
     const body = { wallet: wallet.address, nonce: issued.nonce, signature: await wallet.sign(issued.message) };
     expectError(await call(a, 'POST', '/me/wallets', { token: second.token, body }), 409, 'WALLET_ALREADY_LINKED');
+    expect((await eventsOf(a, second.user.id)).map(([type]) => type)).toEqual(['user.created', 'session.created']);
     expect((await call(a, 'DELETE', `/me/wallets/${wallet.address}`, { token: first.token })).status).toBe(200);
     expect(await call(a, 'POST', '/me/wallets', { token: second.token, body })).toMatchObject({
       status: 201,
@@ -188,6 +201,17 @@ describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s',
     const unlinked = await call(a, 'DELETE', `/me/wallets/${sol.address}`, { token: start.token });
     expect(unlinked).toMatchObject({ status: 200, body: { wallet: sol.address, unlinked: true } });
     for (const s of solSessions) expectError(await call(b, 'GET', '/me', { token: s.token }), 401, 'SESSION_REVOKED');
+    const userId = start.user.id;
+    const events = (await eventsOf(a, userId)).filter(([type]) => type !== 'session.created');
+    expect(events.slice(0, 4)).toEqual([
+      ['user.created', { userId, wallet: primary.address, chain: 'evm' }],
+      ['wallet.linked', { userId, wallet: sol.address, chain: 'solana' }],
+      ['wallet.linked', { userId, wallet: third.address, chain: 'evm' }],
+      ['wallet.unlinked', { userId, wallet: sol.address, chain: 'solana' }],
+    ]);
+    // One session.revoked per session the unlink ended (in no particular order), nothing else.
+    const revoked = events.slice(4).map(([type, data]) => [type, (data as { sessionId: string }).sessionId]);
+    expect(revoked.sort()).toEqual(solSessions.map((s) => ['session.revoked', s.sessionId]).sort());
     expect((await call(b, 'GET', '/me', { token: start.token })).status).toBe(200);
     expectError(await call(a, 'DELETE', `/me/wallets/${sol.address}`, { token: start.token }), 404, 'NOT_FOUND');
     expectError(

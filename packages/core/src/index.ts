@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './event-schemas.js';
 export * from './message.js';
 export * from './schemas.js';
 export * from './service-vocabulary.js';

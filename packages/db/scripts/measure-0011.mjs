@@ -1,12 +1,12 @@
-// Times migration 0011 on 1M users (scratch database), and how long writers wait meanwhile:
+// Times migration 0011 (pnpm --filter @signal/db build first; run from packages/db: node scripts/measure-0011.mjs) on 1M users (scratch database), and how long writers wait meanwhile:
 // a sign-in-like write to users and a session check, each in a loop on its own connection.
 
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
-import { createDatabase, migrateToLatest } from './dist/index.js';
-import { migrations } from './dist/migrations/index.js';
-import { createScratchDatabase } from './dist/testing.js';
+import { createDatabase, migrateToLatest } from '../dist/index.js';
+import { migrations } from '../dist/migrations/index.js';
+import { createScratchDatabase } from '../dist/testing.js';
 
 const scratch = await createScratchDatabase();
 const handle = createDatabase({ url: scratch.url });

@@ -154,7 +154,33 @@ async function loginStatement(db: Kysely<Database>, input: LoginInput) {
                     sql<string>`${wallet}::text`.as('wallet'),
                   ]),
               )
-              .returning('id'),
+              .returning(['id', 'user_id']),
+          )
+          // The events of this sign-in, in the same statement: user.created for a new user,
+          // session.created always (the nonce was used only if the user row came back).
+          .with('announced', (qb) =>
+            qb
+              .insertInto('events')
+              .columns(['type', 'data'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('login')
+                  .where('login.inserted', '=', true)
+                  .select([
+                    sql<string>`'user.created'`.as('type'),
+                    sql<string>`jsonb_build_object('userId', login.id, 'wallet', login.wallet, 'chain', login.chain)`.as(
+                      'data',
+                    ),
+                  ])
+                  .unionAll(
+                    eb
+                      .selectFrom('started')
+                      .select([
+                        sql<string>`'session.created'`.as('type'),
+                        sql<string>`jsonb_build_object('userId', started.user_id, 'sessionId', started.id)`.as('data'),
+                      ]),
+                  ),
+              ),
           )
           .selectFrom('login')
           .selectAll()

@@ -8,6 +8,7 @@ export {
   statementTimeout,
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
+export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';

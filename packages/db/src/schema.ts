@@ -97,6 +97,20 @@ export interface UserWalletsTable {
   last_login_at: NullableTimestamp;
 }
 
+/**
+ * The outbox (migration 0012): one row per event, written in the transaction of its change.
+ * Its feed position is (txid, seq); see events.queries.ts.
+ */
+export interface EventsTable {
+  /** The writing transaction's id (pg_current_xact_id()), as a decimal string. */
+  txid: ColumnType<string, never, never>;
+  seq: ColumnType<string, never, never>;
+  id: ColumnType<string, never, never>;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  occurred_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -109,6 +123,7 @@ export const TABLES = [
   'catalogue_counters',
   'catalogue_versions',
   'user_wallets',
+  'events',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -122,4 +137,5 @@ export interface Database {
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
   user_wallets: UserWalletsTable;
+  events: EventsTable;
 }

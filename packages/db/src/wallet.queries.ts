@@ -5,6 +5,7 @@
 import type { Chain, LinkedWallet } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { appendEvents } from './events.queries.js';
 import type { Database } from './schema.js';
 
 const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
@@ -35,28 +36,21 @@ export type LinkOutcome =
   | { status: 'nonce-used' | 'linked-elsewhere' | 'user-not-found' };
 
 /**
- * Links a wallet to a user and records its link nonce as used, in one transaction: the nonce
- * is used only when the wallet ends up linked to this user (a wallet of another user rolls
- * the nonce back). The wallet's key decides races: of concurrent links of one wallet, one
- * inserts; the others wait for it and find it taken (or theirs already). A sign-in creating a
- * user for the wallet at the same time is decided by the same key (see recordNonceUseAndLogin).
- * `inTransaction` runs after a new link, in its transaction: where its events are appended.
+ * Links a wallet to a user and records its link nonce as used, in one transaction, with its
+ * wallet.linked event: the nonce is used only when the wallet ends up linked to this user (a
+ * wallet of another user writes nothing). The wallet's key decides races: of concurrent links
+ * of one wallet, one inserts; the others wait for it and find it taken (or theirs already). A
+ * sign-in creating a user for the wallet at the same time is decided by the same key (see
+ * recordNonceUseAndLogin). The wallet's row is the first write, so an unlink of it still
+ * running commits first and announces first (events.queries.ts on ordering).
  */
 export async function linkWallet(
   db: Kysely<Database>,
   input: { userId: number; wallet: string; chain: Chain; nonce: string; expiresAt: Date; now: Date },
-  inTransaction?: (trx: Kysely<Database>, wallet: LinkedWallet) => Promise<void>,
 ): Promise<LinkOutcome> {
-  const outcome = await db
+  return db
     .transaction()
     .execute(async (trx): Promise<LinkOutcome> => {
-      const used = await trx
-        .insertInto('used_nonces')
-        .values({ nonce: input.nonce, wallet: input.wallet, expires_at: input.expiresAt, used_at: input.now })
-        .onConflict((oc) => oc.column('nonce').doNothing())
-        .returning('nonce')
-        .executeTakeFirst();
-      if (!used) return { status: 'nonce-used' };
       const inserted = await trx
         .insertInto('user_wallets')
         .columns(['wallet', 'chain', 'user_id', 'linked_at'])
@@ -83,16 +77,26 @@ export async function linkWallet(
         if (owner === undefined) return rollback({ status: 'user-not-found' });
         if (Number(owner.user_id) !== input.userId) return rollback({ status: 'linked-elsewhere' });
       }
+      const used = await trx
+        .insertInto('used_nonces')
+        .values({ nonce: input.nonce, wallet: input.wallet, expires_at: input.expiresAt, used_at: input.now })
+        .onConflict((oc) => oc.column('nonce').doNothing())
+        .returning('nonce')
+        .executeTakeFirst();
+      if (!used) return rollback({ status: 'nonce-used' });
       const item = (await listWallets(trx, input.userId)).find((w) => w.wallet === input.wallet);
       if (!item) throw new Error('a linked wallet is missing from its user');
-      if (inserted) await inTransaction?.(trx, item);
+      if (inserted) {
+        await appendEvents(trx, [
+          { type: 'wallet.linked', data: { userId: input.userId, wallet: input.wallet, chain: input.chain } },
+        ]);
+      }
       return { status: inserted ? 'linked' : 'already-linked', wallet: item };
     })
     .catch((error: unknown) => {
       if (error instanceof Rollback) return error.outcome;
       throw error;
     });
-  return outcome;
 }
 
 /** Thrown to roll a transaction back with an answer. */
@@ -105,9 +109,7 @@ const rollback = (outcome: LinkOutcome): never => {
   throw new Rollback(outcome);
 };
 
-export type UnlinkOutcome =
-  | { status: 'unlinked'; wallet: string; chain: Chain; revokedSessionIds: string[] }
-  | { status: 'not-linked' | 'last-wallet' };
+export type UnlinkOutcome = { status: 'unlinked' } | { status: 'not-linked' | 'last-wallet' };
 
 /**
  * Unlinks a wallet from a user and ends the sessions it signed in, in one transaction. The
@@ -115,12 +117,11 @@ export type UnlinkOutcome =
  * the "not the last" check. Unlinking the primary makes the oldest remaining wallet primary
  * (`users.wallet`, which the previous release still reads). A session with no wallet recorded
  * was signed in by the primary of its time (migration 0011), so it ends with the primary.
- * `inTransaction` runs last, in the same transaction: where events of the change are appended.
+ * Announces wallet.unlinked and a session.revoked per session it ended, in the transaction.
  */
 export async function unlinkWallet(
   db: Kysely<Database>,
   input: { userId: number; wallet: string; now: Date },
-  inTransaction?: (trx: Kysely<Database>, outcome: UnlinkOutcome & { status: 'unlinked' }) => Promise<void>,
 ): Promise<UnlinkOutcome> {
   return db.transaction().execute(async (trx): Promise<UnlinkOutcome> => {
     const user = await trx
@@ -164,13 +165,11 @@ export async function unlinkWallet(
       )
       .returning('id')
       .execute();
-    const outcome = {
-      status: 'unlinked' as const,
-      wallet: target.wallet,
-      chain: target.chain,
-      revokedSessionIds: revoked.map((r) => r.id),
-    };
-    await inTransaction?.(trx, outcome);
-    return outcome;
+    const { userId } = input;
+    await appendEvents(trx, [
+      { type: 'wallet.unlinked', data: { userId, wallet: target.wallet, chain: target.chain } },
+      ...revoked.map((r) => ({ type: 'session.revoked' as const, data: { userId, sessionId: r.id } })),
+    ]);
+    return { status: 'unlinked' };
   });
 }

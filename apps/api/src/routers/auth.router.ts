@@ -10,7 +10,7 @@ import {
 import type { NonceRecord } from '@signal/core/nonce';
 import { parseWallet } from '@signal/core/wallet';
 import { recordNonceUseAndLogin, revokeSessions } from '@signal/db';
-import { clientAddress } from '../client-address.js';
+import { requestAddress } from '../client-address.js';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED, signInFields, signInMessage } from '../sign-in.js';
@@ -112,7 +112,7 @@ export const authRouter = router({
           id: sessionId,
           expiresAt: tokens.expiresAt(at),
           userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
-          ip: clientAddress(ctx.req, ctx.services.config.trustProxy),
+          ip: requestAddress(ctx),
         },
       });
       if (!login) throw invalidNonce(NONCE_USED);

@@ -60,7 +60,6 @@ export const walletsRouter = router({
         { purpose: 'link', userId: String(userId) },
         at,
       );
-      // Events: wallet.linked is appended here, in the link's transaction, once the outbox lands.
       const outcome = await linkWallet(database.db, {
         userId,
         wallet: wallet.wallet,
@@ -128,8 +127,6 @@ export const walletsRouter = router({
     .output(UnlinkedWalletSchema)
     .mutation(async ({ input, ctx }) => {
       const { wallet } = parseWallet(input.wallet);
-      // Events: wallet.unlinked and a session.revoked per ended session are appended here, in
-      // the unlink's transaction (unlinkWallet's inTransaction), once the outbox lands.
       const outcome = await unlinkWallet(ctx.services.database.db, {
         userId: ctx.auth.userId,
         wallet,

@@ -7,6 +7,7 @@ import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
 import * as userWallets from './0011-user-wallets.js';
+import * as events from './0012-events.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
   '0011-user-wallets': userWallets,
+  '0012-events': events,
 };
