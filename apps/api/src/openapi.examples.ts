@@ -8,6 +8,10 @@
  * example nonce's (SIWE) message: a reader can check it with any EVM library.
  */
 import type {
+  CreatedServiceKey,
+  CreateServiceKeyBody,
+  Event,
+  EventPage,
   FollowedProviderPage,
   FollowResult,
   Jwks,
@@ -18,6 +22,8 @@ import type {
   Provider,
   ProviderPage,
   ProviderStats,
+  ServiceKey,
+  ServiceKeyPage,
   Session,
   SessionPage,
   TokenResponse,
@@ -145,6 +151,9 @@ export const provider = {
   avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
   followerCount: 7,
   createdAt: '2026-08-20T22:27:03.902Z',
+  roi30dPct: -6.82,
+  maxDrawdownPct: 47.12,
+  winRate: 0.7465,
 } satisfies Provider;
 
 export const providerPage = {
@@ -156,6 +165,9 @@ export const providerPage = {
       avatarUrl: '/avatars/9f2b61c0a4d3e785.svg',
       followerCount: 421,
       createdAt: '2025-07-16T06:11:53.203Z',
+      roi30dPct: 12.4,
+      maxDrawdownPct: 18.9,
+      winRate: 0.5812,
     },
     provider,
   ],
@@ -179,6 +191,12 @@ export const providerStats = {
   maxDrawdownPct: 47.12,
   lastSignalAt: '2026-11-21T21:58:35.971Z',
   updatedAt: '2026-11-23T04:34:11.110Z',
+  roi7dPct: 1.37,
+  roi30dPct: -6.82,
+  roi90dPct: -12.05,
+  roiAllPct: -41.35,
+  tradingDays: 88,
+  asOf: '2026-11-22',
 } satisfies ProviderStats;
 
 export const followResult = { providerId: 5, following: true, followerCount: 8 } satisfies FollowResult;
@@ -206,3 +224,66 @@ export const jwks = {
     },
   ],
 } satisfies Jwks;
+
+export const createServiceKeyRequest = {
+  name: 'signal pipeline (production)',
+  scopes: ['stats:write', 'followers:read'],
+  expiresAt: null,
+} satisfies CreateServiceKeyBody;
+
+export const serviceKey = {
+  id: 'key_3kTq9Zr0bWm1Xc7D',
+  name: 'signal pipeline (production)',
+  scopes: ['stats:write', 'followers:read'],
+  createdAt: '2026-11-23T10:00:00.000Z',
+  expiresAt: null,
+  lastUsedAt: null,
+  revokedAt: null,
+  start: 'sgk_Qm3xV8pL',
+} satisfies ServiceKey;
+
+/** A made-up secret in the key format (the `sgk_` prefix and 43 base64url characters). */
+export const createdServiceKey = {
+  ...serviceKey,
+  key: 'sgk_Qm3xV8pLr2YwT0nB5cKd9HfJ1sA7gE4uZ6vN8iOq3Xy',
+} satisfies CreatedServiceKey;
+
+export const serviceKeyPage = {
+  items: [
+    { ...serviceKey, lastUsedAt: '2026-11-23T10:41:30.000Z' },
+    {
+      id: 'key_Vb2Nc8Lq4Tz0Pw6R',
+      name: 'fan-out (old)',
+      scopes: ['followers:read'],
+      createdAt: '2026-10-01T09:00:00.000Z',
+      expiresAt: null,
+      lastUsedAt: '2026-11-23T09:59:58.000Z',
+      revokedAt: '2026-11-23T10:05:00.000Z',
+      start: 'sgk_t7Hd2WqE',
+    },
+  ],
+  page: 1,
+  limit: 20,
+  total: 2,
+  totalPages: 1,
+  nextCursor: null,
+} satisfies ServiceKeyPage;
+export const event = {
+  id: 'evt_0b6f9c2e4d1a4f7e9c3b5a8d2e6f1c04',
+  type: 'follow.created',
+  occurredAt: '2026-11-23T10:42:00.000Z',
+  data: { userId: 42, providerId: 5, followerCount: 1289 },
+} satisfies Event;
+
+export const eventPage = {
+  items: [
+    event,
+    {
+      id: 'evt_7a3d5e1f9b2c4a6e8d0f1b3c5e7a9d2f',
+      type: 'session.revoked',
+      occurredAt: '2026-11-23T10:42:01.000Z',
+      data: { userId: 42, sessionId: '3f6c1a9e-8b2d-4c57-9e0a-7d41b5c2e8f3' },
+    },
+  ],
+  nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
+} satisfies EventPage;

@@ -11,9 +11,10 @@ import { createDatabase } from '@signal/db';
 import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
+import type { Logger } from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type AppRouter, type Config, createServer, loadConfig, type ServerOptions } from '../src/index.js';
+import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
 export interface TestApi {
   url: string;
@@ -38,8 +39,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** The web build served at `/`; default apps/web/dist. */
   webDistDir?: string;
-  /** The server's logger (default: LOG_LEVEL, silent), for tests that read what it logs. */
-  logger?: ServerOptions['logger'];
+  /** The server's logger (a test that reads the log lines); default one built from LOG_LEVEL. */
+  logger?: Logger;
 }
 
 export async function startApi(backend: Backend, options: StartOptions = {}): Promise<TestApi> {

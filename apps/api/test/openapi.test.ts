@@ -57,9 +57,9 @@ function operations(): { path: string; method: string; op: Operation }[] {
   );
 }
 
-/** The success answer: 200, or 201 for an operation that creates something. */
-function success(op: Operation) {
-  return (op.responses[200] ?? op.responses[201])?.content?.['application/json'];
+/** The success response: 200, or 201 for an operation that creates. */
+function success(op: Operation): any {
+  return op.responses[200] ?? op.responses[201];
 }
 
 function errorExamples(op: Operation, status: number): Record<string, { value: unknown }> {
@@ -182,6 +182,8 @@ describe('/openapi.json as a document', () => {
 describe('named schemas', () => {
   const NAMES = [
     'Chain',
+    'CreateServiceKeyBody',
+    'CreatedServiceKey',
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
@@ -200,7 +202,11 @@ describe('named schemas', () => {
     'ProviderPage',
     'ProviderStats',
     'ReadyResponse',
+    'RevokedServiceKey',
     'RevokedSession',
+    'Scope',
+    'ServiceKey',
+    'ServiceKeyPage',
     'Session',
     'SessionPage',
     'SignInFormat',
@@ -222,7 +228,7 @@ describe('named schemas', () => {
     );
     for (const { name, openapi, input, output } of procedures) {
       const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
-      expect(success(op).schema, name).toEqual({
+      expect(success(op).content['application/json'].schema, name).toEqual({
         $ref: `${REF}${names.get(output)}`,
       });
       if (op.requestBody) {
@@ -304,11 +310,12 @@ describe('every operation', () => {
     }
   });
 
-  it('has a 200 (or 201) response with a schema and an example, and a request body schema and example if it takes one', () => {
+  it('has a 200 (201 for a creation) with a schema and an example, and a request body schema and example if it takes one', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
-      expect(resolved(success(op)?.schema)?.type, where).toBe('object');
-      expect(success(op)?.example, where).toBeDefined();
+      const ok = success(op)?.content?.['application/json'];
+      expect(resolved(ok?.schema)?.type, where).toBe('object');
+      expect(ok?.example, where).toBeDefined();
       if (op.requestBody) {
         const body = op.requestBody.content['application/json'];
         expect(resolved(body.schema).type, where).toBe('object');

@@ -28,7 +28,6 @@ async function eventsOf(api: TestApi, userId: number) {
     .selectFrom('events')
     .select(['type', 'data'])
     .where(sql<boolean>`(data->>'userId')::bigint = ${userId}`)
-    .orderBy('txid')
     .orderBy('seq')
     .execute();
   return rows.map((row) => [row.type, row.data]);

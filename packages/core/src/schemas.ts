@@ -15,7 +15,7 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
  * `z.coerce` because coercion would accept exactly the spellings the contract rejects.
  * The cast only narrows the static input type to `number` for typed clients.
  */
-function integerParam(description: string, min: number, max: number) {
+export function integerParam(description: string, min: number, max: number) {
   return z
     .preprocess(
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
@@ -138,6 +138,16 @@ export const ProviderSchema = z.object({
   avatarUrl: z.string().nullable().describe('Avatar image URL (may be relative to this service), or null'),
   followerCount: z.number().int().nonnegative().describe('Current number of followers'),
   createdAt: isoTimestamp,
+  // The same figures as the provider's Stats (see performance.ts), so that a list row can show them.
+  roi30dPct: z
+    .number()
+    .nullable()
+    .describe('Return over the 30 days up to the last published point, percent; null when the series is younger'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the published NAV series, percent (0 when it never fell)'),
+  winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1 (0 with no signals)'),
 });
 export type Provider = z.infer<typeof ProviderSchema>;
 
@@ -145,6 +155,19 @@ export const FollowedProviderSchema = ProviderSchema.extend({
   followedAt: isoTimestamp.describe('When the current user followed this provider'),
 });
 export type FollowedProvider = z.infer<typeof FollowedProviderSchema>;
+
+/** A calendar day, `YYYY-MM-DD` (a real date: no 2025-02-30). */
+export const isoDate = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+
+function roiPct(days: number) {
+  return z
+    .number()
+    .nullable()
+    .describe(
+      `(NAV at asOf / NAV ${days} days before asOf − 1) × 100, percent, the earlier NAV being the latest point on or ` +
+        'before that day; null when no point is that old',
+    );
+}
 
 export const ProviderStatsSchema = z.object({
   providerId: entityId,
@@ -154,10 +177,21 @@ export const ProviderStatsSchema = z.object({
   totalSignals: z.number().int().nonnegative().describe('Signals published'),
   winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1'),
   avgReturnPct: z.number().describe('Mean return per signal, percent'),
-  totalReturnPct: z.number().describe('Cumulative return, percent'),
-  maxDrawdownPct: z.number().describe('Largest fall from a peak, percent, as a positive magnitude'),
+  totalReturnPct: z.number().describe('Cumulative return, percent: roiAllPct when there is one, else 0'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the NAV series, percent, as a positive magnitude (0 when it never fell)'),
   lastSignalAt: isoTimestamp.nullable().describe('Latest signal, ISO 8601 UTC, or null if none'),
-  updatedAt: isoTimestamp.describe('When these figures were computed, ISO 8601 UTC'),
+  updatedAt: isoTimestamp.describe('When these figures were last published, ISO 8601 UTC (creation before that)'),
+  roi7dPct: roiPct(7),
+  roi30dPct: roiPct(30),
+  roi90dPct: roiPct(90),
+  roiAllPct: z.number().nullable().describe('(last NAV / first NAV − 1) × 100, percent; null with fewer than 2 points'),
+  tradingDays: z.number().int().nonnegative().describe('Number of points of the published NAV series'),
+  asOf: isoDate
+    .nullable()
+    .describe("Date of the series' last point, which every figure is computed from; null with none"),
 });
 export type ProviderStats = z.infer<typeof ProviderStatsSchema>;
 
@@ -179,7 +213,7 @@ export type PageQuery = z.input<typeof PageQuerySchema>;
  * A cursor from an earlier page's `nextCursor`, in place of `page`. Its format and MAC are
  * checked where the key is (the API); here only its size, so that a huge one costs nothing.
  */
-const cursorParam = z
+export const cursorParam = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)

@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -10,12 +11,14 @@ export {
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';
 export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
+export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
 export * from './wallet.queries.js';

@@ -41,8 +41,8 @@ export type LinkOutcome =
  * wallet of another user writes nothing). The wallet's key decides races: of concurrent links
  * of one wallet, one inserts; the others wait for it and find it taken (or theirs already). A
  * sign-in creating a user for the wallet at the same time is decided by the same key (see
- * recordNonceUseAndLogin). The wallet's row is the first write, so an unlink of it still
- * running commits first and announces first (events.queries.ts on ordering).
+ * recordNonceUseAndLogin). The event is appended after the change's writes (events.queries.ts
+ * on ordering).
  */
 export async function linkWallet(
   db: Kysely<Database>,

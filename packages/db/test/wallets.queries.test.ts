@@ -104,7 +104,8 @@ describe.each(BACKENDS)('wallets per user on %s', (backend) => {
     // The same wallet signs the same user in afterwards.
     const again = await login(evm('1'));
     expect(again).toMatchObject({ isNewUser: false, user: { id: Number(users[0]!.id) } });
-  });
+    // Two migration runs from empty: PGlite on a busy machine may need longer than the default.
+  }, 120_000);
 
   it('a user the previous release creates during the deploy gets its wallet row', async () => {
     const { rows } = await previousReleaseLogin(evm('4'));

@@ -1,5 +1,6 @@
 import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { router } from '../trpc.js';
+import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
@@ -12,6 +13,7 @@ export const appRouter = router({
   providers: providersRouter,
   sessions: sessionsRouter,
   wallets: walletsRouter,
+  admin: router({ keys: adminKeysRouter }),
 });
 
 /**

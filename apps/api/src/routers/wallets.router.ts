@@ -76,9 +76,10 @@ export const walletsRouter = router({
         case 'linked-elsewhere':
           throw new DomainError('WALLET_ALREADY_LINKED', `${wallet.wallet} is linked to another user`);
         case 'already-linked':
+          // REST answers 201 (the route's successStatus) unless told otherwise.
+          ctx.res.statusCode = 200;
           return outcome.wallet;
         case 'linked':
-          ctx.res.statusCode = 201;
           return outcome.wallet;
       }
     }),
