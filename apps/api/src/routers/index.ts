@@ -6,12 +6,14 @@ import { followersRouter } from './followers.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
+import { walletsRouter } from './wallets.router.js';
 
 export const appRouter = router({
   auth: authRouter,
   me: meRouter,
   providers: providersRouter,
   sessions: sessionsRouter,
+  wallets: walletsRouter,
   admin: router({ keys: adminKeysRouter }),
   followers: followersRouter,
 });
