@@ -15,7 +15,7 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
  * `z.coerce` because coercion would accept exactly the spellings the contract rejects.
  * The cast only narrows the static input type to `number` for typed clients.
  */
-function integerParam(description: string, min: number, max: number) {
+export function integerParam(description: string, min: number, max: number) {
   return z
     .preprocess(
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
@@ -192,7 +192,7 @@ export type PageQuery = z.input<typeof PageQuerySchema>;
  * A cursor from an earlier page's `nextCursor`, in place of `page`. Its format and MAC are
  * checked where the key is (the API); here only its size, so that a huge one costs nothing.
  */
-const cursorParam = z
+export const cursorParam = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
