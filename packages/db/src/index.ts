@@ -10,6 +10,7 @@ export {
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export * from './events.queries.js';
+export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';

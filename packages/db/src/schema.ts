@@ -87,6 +87,16 @@ export interface FollowsTable {
   created_at: Timestamp;
 }
 
+/** The first answer per (credential, Idempotency-Key), kept 24 h (migration 0010b). */
+export interface IdempotencyKeysTable {
+  credential: string;
+  key: string;
+  route: string;
+  request_hash: string;
+  answer: string;
+  created_at: Timestamp;
+}
+
 /** Single-row counters kept in step by triggers, so totals cost no scan. */
 export interface CatalogueCountersTable {
   id: ColumnType<true, true | undefined, never>;
@@ -140,6 +150,7 @@ export const TABLES = [
   'events',
   'service_keys',
   'provider_nav',
+  'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -154,4 +165,5 @@ export interface Database {
   events: EventsTable;
   service_keys: ServiceKeysTable;
   provider_nav: ProviderNavTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

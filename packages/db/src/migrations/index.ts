@@ -6,9 +6,10 @@ import * as nonceIssue from './0004-nonce-issue.js';
 import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
-import * as events from './0012-events.js';
 import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
+import * as idempotency from './0010b-idempotency.js';
+import * as events from './0012-events.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0012-events': events,
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
+  '0010b-idempotency': idempotency,
 };
