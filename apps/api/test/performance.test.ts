@@ -193,7 +193,7 @@ describe.each(['postgres', 'pglite'] as const)('published performance on %s', (b
     expect(again.body.totalSignals).toBe(57);
 
     // Over tRPC, the same figures.
-    const viaTrpc = await trpcClient(api, publisher).providers.publishPerformance.mutate({ id, points: [] });
+    const viaTrpc = await trpcClient(api, publisher).providers.publish.mutate({ id, points: [] });
     expectFigures(viaTrpc as unknown as Record<string, unknown>, contractFigures(changed));
   });
 

@@ -138,7 +138,7 @@ export const providerWritesRouter = router({
       return { id: input.id, archived: true as const };
     }),
 
-  publishPerformance: scopedProcedure('stats:write')
+  publish: scopedProcedure('stats:write')
     .meta({
       openapi: {
         method: 'POST',
