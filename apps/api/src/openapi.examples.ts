@@ -10,7 +10,10 @@
 import type {
   CreatedServiceKey,
   CreateServiceKeyBody,
+  Event,
+  EventPage,
   FollowedProviderPage,
+  FollowerPage,
   FollowResult,
   Jwks,
   NonceResponse,
@@ -238,6 +241,40 @@ export const serviceKeyPage = {
   totalPages: 1,
   nextCursor: null,
 } satisfies ServiceKeyPage;
+
+export const followerPage = {
+  items: [
+    { userId: 41, wallet, chain: 'evm', followedAt: '2026-11-02T08:30:00.000Z' },
+    {
+      userId: 57,
+      wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      chain: 'solana',
+      followedAt: '2026-11-20T17:12:00.000Z',
+    },
+  ],
+  nextCursor: null,
+  total: 2,
+} satisfies FollowerPage;
+
+export const event = {
+  id: 'evt_0b6f9c2e4d1a4f7e9c3b5a8d2e6f1c04',
+  type: 'follow.created',
+  occurredAt: '2026-11-23T10:42:00.000Z',
+  data: { userId: 42, providerId: 5, followerCount: 1289 },
+} satisfies Event;
+
+export const eventPage = {
+  items: [
+    event,
+    {
+      id: 'evt_7a3d5e1f9b2c4a6e8d0f1b3c5e7a9d2f',
+      type: 'session.revoked',
+      occurredAt: '2026-11-23T10:42:01.000Z',
+      data: { userId: 42, sessionId: '3f6c1a9e-8b2d-4c57-9e0a-7d41b5c2e8f3' },
+    },
+  ],
+  nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
+} satisfies EventPage;
 
 export const createProviderRequest = {
   name: 'Swift Edge Quant',

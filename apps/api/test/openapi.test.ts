@@ -197,6 +197,8 @@ describe('named schemas', () => {
     'FollowResult',
     'FollowedProvider',
     'FollowedProviderPage',
+    'Follower',
+    'FollowerPage',
     'HealthResponse',
     'Jwks',
     'LogoutBody',

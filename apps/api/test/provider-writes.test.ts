@@ -175,7 +175,6 @@ describe.each(['postgres', 'pglite'] as const)('provider writes on %s', (backend
       .select('type')
       .where('type', 'like', 'provider.%')
       .where(sql<boolean>`(data->>'providerId')::bigint = ${id}`)
-      .orderBy('txid')
       .orderBy('seq')
       .execute();
     expect(events.map((e) => e.type)).toEqual([

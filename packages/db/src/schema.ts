@@ -110,17 +110,22 @@ export interface CatalogueVersionsTable {
 }
 
 /**
- * The outbox (migration 0012): one row per event, written in the transaction of its change.
- * Its feed position is (txid, seq); see events.queries.ts.
+ * The outbox (migration 0012): one row per event, written in the transaction of its change;
+ * `position` (its place in the feed) is given by the sequencer once it committed.
  */
 export interface EventsTable {
-  /** The writing transaction's id (pg_current_xact_id()), as a decimal string. */
-  txid: ColumnType<string, never, never>;
   seq: ColumnType<string, never, never>;
   id: ColumnType<string, never, never>;
   type: string;
   data: ColumnType<unknown, string, string>;
   occurred_at: ColumnType<Date, Date | string | undefined, never>;
+  position: ColumnType<string | null, never, string>;
+}
+
+/** The sequencer's single row: its lock, and the last position it gave (migration 0012). */
+export interface EventFeedStateTable {
+  id: ColumnType<true, true | undefined, never>;
+  last_position: ColumnType<string, string | undefined, string>;
 }
 
 /** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
@@ -150,6 +155,7 @@ export const TABLES = [
   'events',
   'service_keys',
   'provider_nav',
+  'event_feed_state',
   'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
@@ -165,5 +171,6 @@ export interface Database {
   events: EventsTable;
   service_keys: ServiceKeysTable;
   provider_nav: ProviderNavTable;
+  event_feed_state: EventFeedStateTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -2,6 +2,7 @@ import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { mergeRouters, router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
+import { followersRouter } from './followers.router.js';
 import { meRouter } from './me.router.js';
 import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
@@ -13,6 +14,7 @@ export const appRouter = router({
   providers: mergeRouters(providersRouter, providerWritesRouter),
   sessions: sessionsRouter,
   admin: router({ keys: adminKeysRouter }),
+  followers: followersRouter,
 });
 
 /**
