@@ -8,10 +8,10 @@ import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
 import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
+import * as idempotency from './0010b-idempotency.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
 import * as nameSearch from './0014-name-search.js';
-import * as idempotency from './0010b-idempotency.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
