@@ -1,4 +1,5 @@
 export * from './catalogue-schemas.js';
+export * from './catalogue-search.js';
 export * from './errors.js';
 export * from './event-schemas.js';
 export * from './message.js';
@@ -7,3 +8,4 @@ export * from './schemas.js';
 export * from './service-key.schemas.js';
 export * from './service-vocabulary.js';
 export * from './sign-in-message.js';
+export * from './wallets.schemas.js';
