@@ -13,6 +13,7 @@ import type {
   Event,
   EventPage,
   FollowedProviderPage,
+  FollowerPage,
   FollowResult,
   Jwks,
   LinkedWallet,
@@ -268,6 +269,21 @@ export const serviceKeyPage = {
   totalPages: 1,
   nextCursor: null,
 } satisfies ServiceKeyPage;
+
+export const followerPage = {
+  items: [
+    { userId: 41, wallet, chain: 'evm', followedAt: '2026-11-02T08:30:00.000Z' },
+    {
+      userId: 57,
+      wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      chain: 'solana',
+      followedAt: '2026-11-20T17:12:00.000Z',
+    },
+  ],
+  nextCursor: null,
+  total: 2,
+} satisfies FollowerPage;
+
 export const event = {
   id: 'evt_0b6f9c2e4d1a4f7e9c3b5a8d2e6f1c04',
   type: 'follow.created',

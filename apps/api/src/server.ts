@@ -46,6 +46,7 @@ import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
 import { openReadReplica, replicaMetrics } from './read-replica.js';
 import { answersCheckedByZodAlone, appRouter } from './routers/index.js';
 import { flushServiceKeyUsage } from './service-key-usage.js';
+import { signInDomainWarning } from './sign-in.js';
 
 export interface ServerOptions {
   config: Config;
@@ -83,6 +84,8 @@ export function createServer(options: ServerOptions) {
 
   async function start(): Promise<RunningServer> {
     const log = options.logger ?? createLogger(config.logLevel);
+    const domainWarning = signInDomainWarning(config);
+    if (domainWarning) log.warn(domainWarning);
     // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
     const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
     if (dataDir) await prepareDataDir(dataDir);

@@ -54,21 +54,52 @@ export function signInFields(
   return {
     format,
     chainId: format === 'siwe' ? String(chainId ?? config.evmChainId) : config.siwsChain,
-    domain: signInDomain(config, req),
+    domain: signInDomain(config, req, format),
     issuedAt,
   };
 }
 
 /**
- * The site the message names: SIGN_IN_DOMAIN, else the Host the request was sent to. Anyone
- * can send any Host, so only SIGN_IN_DOMAIN pins the site (docs/wallets.md: phishing protection).
+ * The site the message names. With SIGN_IN_DOMAIN: the request's Host when it is one of the
+ * listed sites (compared lower-cased), else the first of them. Without: the Host the request was
+ * sent to, which anyone can set, so only while the server listens on loopback (a developer's
+ * machine, where no phishing site can relay to it); beyond loopback such a message could name
+ * any site, a phishing one included, so SIWE and SIWS are refused there until SIGN_IN_DOMAIN
+ * is set (docs/security.md, "Sign-in domain"). A Host that is not host[:port] with a port of
+ * 1..65535 is refused either way.
  */
-function signInDomain(config: Config, req: IncomingMessage): string {
-  if (config.signInDomain) return config.signInDomain;
-  const host = req.headers.host ?? '';
-  if (!isSignInDomain(host))
-    throw invalid('format', 'the request has no Host usable as the sign-in domain (set SIGN_IN_DOMAIN)');
-  return host.toLowerCase();
+function signInDomain(config: Config, req: IncomingMessage, format: SignInFormat): string {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!isSignInDomain(host)) {
+    throw invalid('Host', 'must be host[:port] with a port of 1..65535 to sign in with a SIWE or SIWS message');
+  }
+  const [first] = config.signInDomains;
+  if (first !== undefined) return config.signInDomains.includes(host) ? host : first;
+  if (!isLoopbackHost(config.host)) {
+    throw invalid(
+      'format',
+      `${format} needs SIGN_IN_DOMAIN on this server: it listens beyond loopback, where a message naming the ` +
+        "request's Host could name any site, a phishing one included. Use format=plain, or ask the operator to " +
+        'set SIGN_IN_DOMAIN',
+    );
+  }
+  return host;
+}
+
+/** True for a HOST that only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(bare);
+}
+
+/** The warning to log at start when SIWE/SIWS are off for want of SIGN_IN_DOMAIN, if they are. */
+export function signInDomainWarning(config: Config): string | undefined {
+  if (config.signInDomains.length > 0 || isLoopbackHost(config.host)) return undefined;
+  return (
+    `SIGN_IN_DOMAIN is unset and HOST=${config.host} is not loopback: SIWE/SIWS nonces are refused (400), ` +
+    "because a message naming the request's Host would let a phishing site obtain one for its own domain and " +
+    'redeem what the victim signs. Set SIGN_IN_DOMAIN to the site(s) users sign in to (comma-separated host[:port])'
+  );
 }
 
 /** The exact text to sign for a nonce and what it carries. */

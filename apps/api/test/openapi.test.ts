@@ -190,6 +190,8 @@ describe('named schemas', () => {
     'FollowResult',
     'FollowedProvider',
     'FollowedProviderPage',
+    'Follower',
+    'FollowerPage',
     'HealthResponse',
     'Jwks',
     'LinkWalletBody',

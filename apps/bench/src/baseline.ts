@@ -65,7 +65,8 @@ function pageQuery(query: Record<string, string | undefined>) {
   let after: { key: string | number; id: number } | undefined;
   if (cursor !== undefined) {
     const at = cursors.open(cursor);
-    if (page !== undefined || !at || at.kind !== 'providers') return null;
+    // The baseline serves the sorts whose keys are never null.
+    if (page !== undefined || !at || at.kind !== 'providers' || at.key === null) return null;
     if ((sortBy ?? at.sortBy) !== at.sortBy || (order ?? at.order) !== at.order) return null;
     ({ sortBy, order } = at);
     after = { key: at.key, id: at.id };

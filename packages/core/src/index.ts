@@ -1,4 +1,5 @@
 export * from './catalogue-schemas.js';
+export * from './catalogue-search.js';
 export * from './errors.js';
 export * from './event-schemas.js';
 export * from './message.js';

@@ -3,33 +3,13 @@
  * the OpenAPI document is generated from them, and the SDK infers its types from them.
  */
 import { z } from 'zod';
+import { ProviderFilterShape } from './catalogue-search.js';
 import { ERROR_CODES } from './errors.js';
+import { integerParam } from './query-params.js';
+
+export { integerParam };
+
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
-
-const DECIMAL_DIGITS = /^[0-9]+$/;
-
-/**
- * An integer that REST sends as plain decimal digits in a query or path, and tRPC sends as a
- * JSON number. Digits become a number before validation; anything else (`1e1`, `0x10`, `1.5`,
- * empty) is left as a string and fails as "expected number". A preprocess rather than
- * `z.coerce` because coercion would accept exactly the spellings the contract rejects.
- * The cast only narrows the static input type to `number` for typed clients.
- */
-export function integerParam(description: string, min: number, max: number) {
-  return z
-    .preprocess(
-      (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
-      z
-        .number({
-          // Missing: zod's own message, as for every other missing field.
-          error: (issue) => (issue.input === undefined ? undefined : 'must be an integer in plain decimal digits'),
-        })
-        .int('must be an integer')
-        .min(min, `must be at least ${min}`)
-        .max(max, `must be at most ${max}`),
-    )
-    .describe(description) as unknown as z.ZodType<number, number>;
-}
 
 const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 const entityId = z.number().int().positive();
@@ -128,8 +108,11 @@ export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_PAGE_LIMIT = 100;
 export const DEFAULT_PAGE_LIMIT = 20;
-/** Generous for any sort key this service has; a longer cursor is refused before any work. */
-export const MAX_CURSOR_LENGTH = 512;
+/**
+ * Generous for any sort key this service has and the longest filter set a cursor carries (a
+ * 100-character search); a longer cursor is refused before any work.
+ */
+export const MAX_CURSOR_LENGTH = 1024;
 
 export const ProviderSchema = z.object({
   id: entityId.describe('Provider id'),
@@ -246,6 +229,7 @@ export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
   order: SortOrderSchema.describe(
     "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",
   ).optional(),
+  ...ProviderFilterShape,
 });
 export type ProviderListQuery = z.input<typeof ProviderListQuerySchema>;
 

@@ -10,9 +10,11 @@ export {
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
+export * from './follower.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
+export { containsPattern, listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';

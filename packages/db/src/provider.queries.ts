@@ -1,25 +1,10 @@
-import type {
-  FollowedProvider,
-  FollowResult,
-  Provider,
-  ProviderSortField,
-  ProviderStats,
-  SortOrder,
-  UnfollowResult,
-} from '@signal/core';
+import type { FollowedProvider, FollowResult, Provider, ProviderStats, UnfollowResult } from '@signal/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isForeignKeyViolation } from './errors.js';
 import type { Database } from './schema.js';
 
-const SORT_COLUMNS = {
-  followerCount: 'follower_count',
-  createdAt: 'created_at',
-  name: 'name',
-  id: 'id',
-} as const satisfies Record<ProviderSortField, string>;
-
-const PROVIDER_COLUMNS = [
+export const PROVIDER_COLUMNS = [
   'p.id',
   'p.name',
   'p.description',
@@ -68,7 +53,8 @@ export interface PageRequest {
 
 /** Where a cursor points: the sort key and id of the last item served. */
 export interface CursorAt {
-  key: string | number;
+  /** null: the last item's sort key was null (nulls sort last). */
+  key: string | number | null;
   id: number;
 }
 
@@ -124,7 +110,7 @@ export async function countProviders(db: Kysely<Database>): Promise<number> {
  * The catalogue total and version in one read. The version (sum of the slots of migration
  * 0007) rises with every committed change of any provider, follows included.
  */
-async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
+export async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
   const [row] = await runCompiled(db, 'catalogueState', [], () =>
     db
       .selectFrom('catalogue_counters')
@@ -156,103 +142,6 @@ export async function providerVersion(db: Kysely<Database>, id: number): Promise
  */
 export const exactTimestamp = (column: string) =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** How a cursor's key is typed against its column (name compares by code point, as it sorts). */
-const KEY_CASTS: Record<Exclude<(typeof SORT_COLUMNS)[ProviderSortField], 'id'>, { before: string; after: string }> = {
-  follower_count: { before: 'cast(', after: ' as integer)' },
-  created_at: { before: 'cast(', after: ' as timestamptz)' },
-  name: { before: 'cast(', after: ' as text) collate "C"' },
-};
-
-/** The sort key of a row as a cursor carries it. */
-function sortKey(row: ProviderRow & { cursor_key?: string }, sortBy: ProviderSortField): string | number {
-  if (sortBy === 'followerCount') return row.follower_count;
-  if (sortBy === 'name') return row.name;
-  if (sortBy === 'id') return Number(row.id);
-  return row.cursor_key as string;
-}
-
-/**
- * One page of the catalogue, by page number or after a cursor.
- *
- * By page: the page's ids come from an index-only scan of the sort index (which ends in id, the
- * tie-break), and only those rows are then fetched: a deep page skips index entries instead of
- * whole rows (a "deferred join"), but still O(offset).
- *
- * By cursor (keyset): the rows strictly after (key, id) in the order, read straight from the
- * same index: the same cost at any depth. One extra row says whether there is a next page.
- */
-export async function listProviders(
-  db: Kysely<Database>,
-  request: Paging & { sortBy: ProviderSortField; order: SortOrder },
-  observe?: VersionSink,
-): Promise<PageResult<Provider>> {
-  // The version is read before the rows: a change committed in between then makes the answer
-  // newer than its version (a needless 200 later), never older (a wrong 304).
-  const { total, version } = await catalogueState(db);
-  if (observe) observe.version = version;
-  const column = SORT_COLUMNS[request.sortBy];
-  const { order, limit, after, seal } = request;
-  const position = (row: ProviderRow & { cursor_key?: string }) => ({
-    key: sortKey(row, request.sortBy),
-    id: Number(row.id),
-  });
-  const withKey = column === 'created_at' ? [exactTimestamp('p.created_at').as('cursor_key')] : [];
-  if (after) {
-    // Unprepared like the page query: planned with its LIMIT known.
-    const rows = await runCompiled(
-      db,
-      `providersAfter:${column}:${order}`,
-      [after.key, after.id, limit + 1],
-      (key, id, take) => {
-        const comparison = order === 'desc' ? sql.raw('<') : sql.raw('>');
-        let page = db
-          .selectFrom('providers as p')
-          .select([...PROVIDER_COLUMNS, ...withKey])
-          .where(PUBLIC_PROVIDER)
-          .where(
-            column === 'id'
-              ? sql<boolean>`p.id ${comparison} ${id}`
-              : sql<boolean>`(${sql.ref(`p.${column}`)}, p.id) ${comparison} (${sql.raw(KEY_CASTS[column].before)}${key}${sql.raw(KEY_CASTS[column].after)}, ${id})`,
-          )
-          .orderBy(`p.${column}`, order);
-        if (column !== 'id') page = page.orderBy('p.id', order);
-        return page.limit(take);
-      },
-      { prepare: false },
-    );
-    const more = rows.length > limit;
-    const items = more ? rows.slice(0, limit) : rows;
-    const last = items.at(-1);
-    return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
-  }
-  const page = request.page ?? 1;
-  const offset = (page - 1) * limit;
-  if (offset >= total) return pageResult([], { page, limit }, total);
-  // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
-  // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
-  // providers) must not become possible for any mix of pages.
-  const rows = await runCompiled(
-    db,
-    `listProviders:${column}:${order}`,
-    [limit, offset],
-    (take, skip) => {
-      let keys = db.selectFrom('providers').select('id').where('archived_at', 'is', null).orderBy(column, order);
-      if (column !== 'id') keys = keys.orderBy('id', order);
-      let rowsOfPage = db
-        .selectFrom('providers as p')
-        .innerJoin(keys.limit(take).offset(skip).as('k'), 'k.id', 'p.id')
-        .select([...PROVIDER_COLUMNS, ...withKey])
-        .orderBy(`p.${column}`, order);
-      if (column !== 'id') rowsOfPage = rowsOfPage.orderBy('p.id', order);
-      return rowsOfPage;
-    },
-    { prepare: false },
-  );
-  const last = rows.at(-1);
-  const next = last && seal && offset + rows.length < total ? seal(position(last)) : null;
-  return pageResult(rows.map(toProvider), { page, limit }, total, next);
-}
 
 export async function findProvider(
   db: Kysely<Database>,

@@ -30,7 +30,8 @@ export const authRouter = router({
         description:
           'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign: ' +
           "`format=plain` (default) the contract's plain text, `siwe` (EVM) an EIP-4361 message, `siws` (Solana) a " +
-          "Sign-In With Solana message, both naming the site (SIGN_IN_DOMAIN, else the request's Host) and " +
+          "Sign-In With Solana message, both naming the site (SIGN_IN_DOMAIN: the request's Host when it is listed, " +
+          "else the first; unset: the request's Host, and only on a server listening on loopback) and " +
           '`chainId` (siwe; default EVM_CHAIN_ID). A format for the other family or a bad chainId is a 400. ' +
           'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
           '`purpose=link` (with the Bearer token of a signed-in user, else 401 `UNAUTHORIZED`) issues a nonce for ' +

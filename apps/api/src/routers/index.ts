@@ -2,6 +2,7 @@ import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
+import { followersRouter } from './followers.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
@@ -14,6 +15,7 @@ export const appRouter = router({
   sessions: sessionsRouter,
   wallets: walletsRouter,
   admin: router({ keys: adminKeysRouter }),
+  followers: followersRouter,
 });
 
 /**

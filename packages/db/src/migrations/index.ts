@@ -11,6 +11,7 @@ import * as catalogueWrites from './0010-catalogue-writes.js';
 import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
+import * as nameSearch from './0014-name-search.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0011-user-wallets': userWallets,
   '0012-events': events,
   '0012b-event-feed': eventFeed,
+  '0014-name-search': nameSearch,
 };
