@@ -127,7 +127,7 @@ export const providerKeyType = (sortBy: ProviderSortField): KeyType =>
   sortBy === 'followerCount' || sortBy === 'id' ? 'number' : 'string';
 
 /** The catalogue's filters, for resolvePaging: the request's, compared and read back. */
-export function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {
+function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {
   return {
     given: pickProviderFilters(input),
     same: sameProviderFilters,
@@ -136,4 +136,19 @@ export function providerFilterRequest(input: ProviderFilters): FilterRequest<Pro
       return parsed.success ? pickProviderFilters(parsed.data) : undefined;
     },
   };
+}
+
+/** The paging of a `providers.list` request (the catalogue's defaults: most followed first), with its filters. */
+export function providerListPaging(
+  codec: CursorCodec,
+  input: { page?: number; limit: number; cursor?: string } & SortRequest<ProviderSortField> & ProviderFilters,
+) {
+  return resolvePaging(
+    codec,
+    'providers',
+    input,
+    { sortBy: 'followerCount', order: 'desc' },
+    providerKeyType,
+    providerFilterRequest(input),
+  );
 }

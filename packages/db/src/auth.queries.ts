@@ -60,63 +60,91 @@ export async function recordNonceUseAndLogin(
     values,
     (nonce, wallet, chain, expiresAt, at, sessionId, sessionExpiresAt, userAgent, ip) => {
       const now = sql<Date>`${at}::timestamptz`;
-      return db
-        .with('consumed', (qb) =>
-          qb
-            .insertInto('used_nonces')
-            .values({ nonce, wallet, expires_at: expiresAt, used_at: at })
-            .onConflict((oc) => oc.column('nonce').doNothing())
-            .returning('wallet'),
-        )
-        .with('login', (qb) =>
-          qb
-            .insertInto('users')
-            .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
-            .expression((eb) =>
-              eb
-                .selectFrom('consumed')
-                .select([
-                  'consumed.wallet',
-                  sql<Chain>`${chain}::text`.as('chain'),
-                  now.as('created_at'),
-                  now.as('last_login_at'),
-                ]),
-            )
-            .onConflict((oc) =>
-              oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }),
-            )
-            .returning([
-              'id',
-              'wallet',
-              'chain',
-              'created_at',
-              'last_login_at',
-              // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
-              sql<boolean>`xmax = 0`.as('inserted'),
-              followingCountColumn,
-            ]),
-        )
-        .with('started', (qb) =>
-          qb
-            .insertInto('sessions')
-            .columns(['id', 'user_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip'])
-            .expression((eb) =>
-              eb
-                .selectFrom('login')
-                .select([
-                  sql<string>`${sessionId}::text`.as('id'),
-                  'login.id',
-                  now.as('created_at'),
-                  now.as('last_used_at'),
-                  sql<Date>`${sessionExpiresAt}::timestamptz`.as('expires_at'),
-                  sql<string | null>`${userAgent}::text`.as('user_agent'),
-                  sql<string | null>`${ip}::text`.as('ip'),
-                ]),
-            )
-            .returning('id'),
-        )
-        .selectFrom('login')
-        .selectAll();
+      return (
+        db
+          .with('consumed', (qb) =>
+            qb
+              .insertInto('used_nonces')
+              .values({ nonce, wallet, expires_at: expiresAt, used_at: at })
+              .onConflict((oc) => oc.column('nonce').doNothing())
+              .returning('wallet'),
+          )
+          .with('login', (qb) =>
+            qb
+              .insertInto('users')
+              .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('consumed')
+                  .select([
+                    'consumed.wallet',
+                    sql<Chain>`${chain}::text`.as('chain'),
+                    now.as('created_at'),
+                    now.as('last_login_at'),
+                  ]),
+              )
+              .onConflict((oc) =>
+                oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }),
+              )
+              .returning([
+                'id',
+                'wallet',
+                'chain',
+                'created_at',
+                'last_login_at',
+                // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
+                sql<boolean>`xmax = 0`.as('inserted'),
+                followingCountColumn,
+              ]),
+          )
+          .with('started', (qb) =>
+            qb
+              .insertInto('sessions')
+              .columns(['id', 'user_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('login')
+                  .select([
+                    sql<string>`${sessionId}::text`.as('id'),
+                    'login.id',
+                    now.as('created_at'),
+                    now.as('last_used_at'),
+                    sql<Date>`${sessionExpiresAt}::timestamptz`.as('expires_at'),
+                    sql<string | null>`${userAgent}::text`.as('user_agent'),
+                    sql<string | null>`${ip}::text`.as('ip'),
+                  ]),
+              )
+              .returning(['id', 'user_id']),
+          )
+          // The events of this sign-in, in the same statement: user.created for a new user,
+          // session.created always (the nonce was used only if the user row came back).
+          .with('announced', (qb) =>
+            qb
+              .insertInto('events')
+              .columns(['type', 'data'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('login')
+                  .where('login.inserted', '=', true)
+                  .select([
+                    sql<string>`'user.created'`.as('type'),
+                    sql<string>`jsonb_build_object('userId', login.id, 'wallet', login.wallet, 'chain', login.chain)`.as(
+                      'data',
+                    ),
+                  ])
+                  .unionAll(
+                    eb
+                      .selectFrom('started')
+                      .select([
+                        sql<string>`'session.created'`.as('type'),
+                        sql<string>`jsonb_build_object('userId', started.user_id, 'sessionId', started.id)`.as('data'),
+                      ]),
+                  ),
+              ),
+          )
+          .selectFrom('login')
+          .selectAll()
+      );
     },
   );
   if (!row) return null;

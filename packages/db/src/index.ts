@@ -8,6 +8,7 @@ export {
   statementTimeout,
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './provider.queries.js';
 export { containsPattern, listProviders } from './provider-list.queries.js';
@@ -16,5 +17,6 @@ export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';
 export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
+export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';

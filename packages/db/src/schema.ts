@@ -83,6 +83,34 @@ export interface CatalogueVersionsTable {
   version: string;
 }
 
+/**
+ * The outbox (migration 0012): one row per event, written in the transaction of its change.
+ * Its feed position is (txid, seq); see events.queries.ts.
+ */
+export interface EventsTable {
+  /** The writing transaction's id (pg_current_xact_id()), as a decimal string. */
+  txid: ColumnType<string, never, never>;
+  seq: ColumnType<string, never, never>;
+  id: ColumnType<string, never, never>;
+  type: string;
+  data: ColumnType<unknown, string, string>;
+  occurred_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
+export interface ServiceKeysTable {
+  id: string;
+  seq: ColumnType<number, never, never>;
+  name: string;
+  scopes: string[];
+  secret_hash: string;
+  start: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -94,6 +122,8 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'events',
+  'service_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -106,4 +136,6 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  events: EventsTable;
+  service_keys: ServiceKeysTable;
 }

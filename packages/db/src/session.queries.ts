@@ -3,7 +3,7 @@
  * auth.queries.ts), checked on every authenticated request, listed and ended by their user.
  */
 import type { Session } from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { exactTimestamp, type PageResult, type Paging, pageResult } from './provider.queries.js';
 import type { Database } from './schema.js';
@@ -127,36 +127,71 @@ export async function listSessions(
 /**
  * Ends one of the user's sessions. Idempotent: an ended one keeps the time it ended and still
  * answers true. False when the user has no session with this id (another user's included).
+ * Announces session.revoked in the same statement, only when this call ended it.
  */
 export async function revokeSession(
   db: Kysely<Database>,
   input: { sessionId: string; userId: number; now: Date },
 ): Promise<boolean> {
   const row = await db
-    .updateTable('sessions')
-    .set({ revoked_at: sql`coalesce(revoked_at, ${input.now}::timestamptz)` })
+    .with('ended', (qb) =>
+      qb
+        .updateTable('sessions')
+        .set({ revoked_at: input.now })
+        .where('id', '=', input.sessionId)
+        .where('user_id', '=', input.userId)
+        .where('revoked_at', 'is', null)
+        .returning(['id', 'user_id']),
+    )
+    .with('announced', (qb) => announceRevoked(qb))
+    .selectFrom('sessions')
+    .select('id')
     .where('id', '=', input.sessionId)
     .where('user_id', '=', input.userId)
-    .returning('id')
     .executeTakeFirst();
   return row !== undefined;
 }
 
 export type SignOutScope = 'current' | 'others' | 'all';
 
-/** Ends the caller's session, the user's other live sessions, or all of them; how many ended. */
+/**
+ * Ends the caller's session, the user's other live sessions, or all of them; how many ended.
+ * Announces session.revoked for each, in the same statement.
+ */
 export async function revokeSessions(
   db: Kysely<Database>,
   input: { scope: SignOutScope; sessionId: string; userId: number; now: Date },
 ): Promise<number> {
-  let query = db
-    .updateTable('sessions')
-    .set({ revoked_at: input.now })
-    .where('user_id', '=', input.userId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', input.now);
-  if (input.scope === 'current') query = query.where('id', '=', input.sessionId);
-  if (input.scope === 'others') query = query.where('id', '<>', input.sessionId);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const row = await db
+    .with('ended', (qb) => {
+      let query = qb
+        .updateTable('sessions')
+        .set({ revoked_at: input.now })
+        .where('user_id', '=', input.userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', input.now);
+      if (input.scope === 'current') query = query.where('id', '=', input.sessionId);
+      if (input.scope === 'others') query = query.where('id', '<>', input.sessionId);
+      return query.returning(['id', 'user_id']);
+    })
+    .with('announced', (qb) => announceRevoked(qb))
+    .selectFrom('ended')
+    .select((eb) => eb.fn.countAll<string>().as('ended'))
+    .executeTakeFirstOrThrow();
+  return Number(row.ended);
+}
+
+/** session.revoked for each row of the `ended` CTE (the sessions this statement ended). */
+function announceRevoked(qb: QueryCreator<Database & { ended: { id: string; user_id: number } }>) {
+  return qb
+    .insertInto('events')
+    .columns(['type', 'data'])
+    .expression((eb) =>
+      eb
+        .selectFrom('ended')
+        .select([
+          sql<string>`'session.revoked'`.as('type'),
+          sql<string>`jsonb_build_object('userId', ended.user_id, 'sessionId', ended.id)`.as('data'),
+        ]),
+    );
 }

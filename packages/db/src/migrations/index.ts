@@ -6,6 +6,8 @@ import * as nonceIssue from './0004-nonce-issue.js';
 import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
+import * as serviceKeys from './0009-service-keys.js';
+import * as events from './0012-events.js';
 import * as nameSearch from './0014-name-search.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
@@ -17,5 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0005-used-nonces': usedNonces,
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
+  '0012-events': events,
+  '0009-service-keys': serviceKeys,
   '0014-name-search': nameSearch,
 };

@@ -1,0 +1,62 @@
+/**
+ * The events the service announces (CONTRACT.md, "Events"): each type's `data`, documented once
+ * here and in docs/events.md. Payloads are thin on purpose: ids and the figure a consumer would
+ * otherwise have to read back at once (a follow's count after it); the rest is one read away.
+ */
+import { z } from 'zod';
+import { ChainSchema } from './schemas.js';
+import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
+
+const id = z.number().int().positive();
+const userId = id.describe('The user');
+const providerId = id.describe('The provider');
+
+const walletData = z.object({
+  userId,
+  wallet: z.string().describe('The wallet, in its canonical form'),
+  chain: ChainSchema,
+});
+const sessionData = z.object({ userId, sessionId: z.string().describe('The session (the token’s `sid`)') });
+const followData = z.object({
+  userId,
+  providerId,
+  followerCount: z.number().int().nonnegative().describe('The provider’s follower count after this change'),
+});
+const providerData = z.object({ providerId });
+
+/** The `data` of each event type. */
+export const EVENT_DATA_SCHEMAS = {
+  'user.created': walletData.describe('A user signed in for the first time: the user and the wallet that signed'),
+  'session.created': sessionData.describe('A sign-in started a session'),
+  'session.revoked': sessionData.describe('A session was signed out or revoked (once, when it ended)'),
+  'follow.created': followData.describe('A user followed a provider'),
+  'follow.deleted': followData.describe('A user unfollowed a provider'),
+  'provider.created': providerData.describe('A provider was created'),
+  'provider.updated': providerData.describe('A provider’s name, description or avatar changed'),
+  'provider.archived': providerData.describe('A provider was archived'),
+  'provider.restored': providerData.describe('An archived provider was restored'),
+  'provider.stats.updated': providerData.describe('A provider’s published performance changed'),
+  'wallet.linked': walletData.describe('A wallet was linked to a user'),
+  'wallet.unlinked': walletData.describe('A wallet was unlinked from a user'),
+} as const satisfies Record<EventType, z.ZodType>;
+
+export type EventData<T extends EventType = EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;
+
+/** An event to write: its type and that type's data. */
+export type EventDraft = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+const eventFields = {
+  id: z.string().describe('The event id, unique; the `webhook-id` of its deliveries and the `Nats-Msg-Id` on the bus'),
+  occurredAt: z.iso.datetime().describe('When the change was made (its transaction’s time), ISO 8601, UTC'),
+};
+
+/** One event as the feed, the stream, the bus and webhooks carry it. */
+export const EventSchema = z
+  .discriminatedUnion(
+    'type',
+    EVENT_TYPES.map((type) =>
+      z.object({ ...eventFields, type: z.literal(type), data: EVENT_DATA_SCHEMAS[type] as z.ZodObject }),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  )
+  .describe('An event: `data` depends on `type` (docs/events.md)') as unknown as z.ZodType<Event>;
+export type Event = { [T in EventType]: { id: string; type: T; occurredAt: string; data: EventData<T> } }[EventType];
