@@ -123,8 +123,11 @@ const describeFilters = (filters: CursorFilters) => {
 };
 
 /** What a catalogue cursor's key is, per sort. */
-export const providerKeyType = (sortBy: ProviderSortField): KeyType =>
-  sortBy === 'followerCount' || sortBy === 'id' ? 'number' : 'string';
+export function providerKeyType(sortBy: ProviderSortField): KeyType {
+  if (sortBy === 'followerCount' || sortBy === 'id') return 'number';
+  // The ROI figures are null until a series is long enough.
+  return sortBy.startsWith('roi') ? 'string|null' : 'string';
+}
 
 /** The catalogue's filters, for resolvePaging: the request's, compared and read back. */
 function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {

@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { ProviderFilterShape } from './catalogue-search.js';
 import { ERROR_CODES } from './errors.js';
 import { integerParam } from './query-params.js';
+
+// Re-exported: other schema files take it from here.
+export { integerParam };
+
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
 
 const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
@@ -97,6 +101,16 @@ export const ProviderSchema = z.object({
   avatarUrl: z.string().nullable().describe('Avatar image URL (may be relative to this service), or null'),
   followerCount: z.number().int().nonnegative().describe('Current number of followers'),
   createdAt: isoTimestamp,
+  // The same figures as the provider's Stats (see performance.ts), so that a list row can show them.
+  roi30dPct: z
+    .number()
+    .nullable()
+    .describe('Return over the 30 days up to the last published point, percent; null when the series is younger'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the published NAV series, percent (0 when it never fell)'),
+  winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1 (0 with no signals)'),
 });
 export type Provider = z.infer<typeof ProviderSchema>;
 
@@ -104,6 +118,19 @@ export const FollowedProviderSchema = ProviderSchema.extend({
   followedAt: isoTimestamp.describe('When the current user followed this provider'),
 });
 export type FollowedProvider = z.infer<typeof FollowedProviderSchema>;
+
+/** A calendar day, `YYYY-MM-DD` (a real date: no 2025-02-30). */
+export const isoDate = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+
+function roiPct(days: number) {
+  return z
+    .number()
+    .nullable()
+    .describe(
+      `(NAV at asOf / NAV ${days} days before asOf − 1) × 100, percent, the earlier NAV being the latest point on or ` +
+        'before that day; null when no point is that old',
+    );
+}
 
 export const ProviderStatsSchema = z.object({
   providerId: entityId,
@@ -113,14 +140,38 @@ export const ProviderStatsSchema = z.object({
   totalSignals: z.number().int().nonnegative().describe('Signals published'),
   winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1'),
   avgReturnPct: z.number().describe('Mean return per signal, percent'),
-  totalReturnPct: z.number().describe('Cumulative return, percent'),
-  maxDrawdownPct: z.number().describe('Largest fall from a peak, percent, as a positive magnitude'),
+  totalReturnPct: z.number().describe('Cumulative return, percent: roiAllPct when there is one, else 0'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the NAV series, percent, as a positive magnitude (0 when it never fell)'),
   lastSignalAt: isoTimestamp.nullable().describe('Latest signal, ISO 8601 UTC, or null if none'),
-  updatedAt: isoTimestamp.describe('When these figures were computed, ISO 8601 UTC'),
+  updatedAt: isoTimestamp.describe('When these figures were last published, ISO 8601 UTC (creation before that)'),
+  roi7dPct: roiPct(7),
+  roi30dPct: roiPct(30),
+  roi90dPct: roiPct(90),
+  roiAllPct: z.number().nullable().describe('(last NAV / first NAV − 1) × 100, percent; null with fewer than 2 points'),
+  tradingDays: z.number().int().nonnegative().describe('Number of points of the published NAV series'),
+  asOf: isoDate
+    .nullable()
+    .describe("Date of the series' last point, which every figure is computed from; null with none"),
 });
 export type ProviderStats = z.infer<typeof ProviderStatsSchema>;
 
-export const PROVIDER_SORT_FIELDS = ['followerCount', 'createdAt', 'name', 'id'] as const;
+export const PROVIDER_SORT_FIELDS = [
+  'followerCount',
+  'createdAt',
+  'name',
+  'id',
+  // Performance figures (Version 3): nulls (a figure not published yet) last in both orders.
+  'roi7d',
+  'roi30d',
+  'roi90d',
+  'roiAll',
+  'maxDrawdown',
+  'winRate',
+  'tradingDays',
+] as const;
 export const ProviderSortFieldSchema = z.enum(PROVIDER_SORT_FIELDS);
 export type ProviderSortField = z.infer<typeof ProviderSortFieldSchema>;
 export const SortOrderSchema = z.enum(['asc', 'desc']);
@@ -166,7 +217,9 @@ export type CursorPageQuery = z.input<typeof CursorPageQuerySchema>;
 // an absent sortBy must be told apart from one that names another sort (refused).
 export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
   sortBy: ProviderSortFieldSchema.describe(
-    "Field to sort by: followerCount (default), createdAt, name (by code point) or id; with a cursor, the cursor's",
+    'Field to sort by: followerCount (default), createdAt, name (by code point), id, or a performance figure: ' +
+      'roi7d, roi30d, roi90d, roiAll (the roi…Pct figures), maxDrawdown, winRate, tradingDays; a provider without ' +
+      "the figure (null) comes last in both orders. With a cursor, the cursor's",
   ).optional(),
   order: SortOrderSchema.describe(
     "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",

@@ -3,8 +3,7 @@
  * internal services read with a key (CONTRACT.md, "Service keys" and "Followers of a provider").
  */
 import { z } from 'zod';
-import { integerParam } from './query-params.js';
-import { ChainSchema, cursorParam, pageSchema } from './schemas.js';
+import { ChainSchema, cursorParam, integerParam, pageSchema } from './schemas.js';
 import { ScopeSchema } from './service-vocabulary.js';
 
 const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');

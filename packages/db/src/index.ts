@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -10,6 +11,7 @@ export {
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
 export { containsPattern, listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
