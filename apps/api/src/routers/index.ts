@@ -15,7 +15,7 @@ export const appRouter = router({
   providers: mergeRouters(providersRouter, providerWritesRouter),
   sessions: sessionsRouter,
   wallets: walletsRouter,
-  admin: router({ keys: adminKeysRouter }),
+  keys: adminKeysRouter,
   followers: followersRouter,
 });
 
