@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import type { Services } from './context.js';
 
 /**
  * Which proxies in front of the service are trusted to append to X-Forwarded-For (TRUST_PROXY):
@@ -15,10 +16,13 @@ export type TrustProxy = { hops: number } | { proxies: BlockList; cidrs: string[
  *   right (with fewer entries, the left-most: every entry was then written by a trusted proxy);
  * - `{ proxies }`: starting from the peer, every address inside a trusted block is a proxy, and
  *   the first address outside them is the client.
- * An entry that is not an IP address where the client should be falls back to the peer, so
- * garbage cannot mint fresh buckets.
+ * An entry is read as an address, or an address with a port as some proxies append it (Azure
+ * Application Gateway, IIS ARR: `1.2.3.4:5678`, `[2001:db8::1]:5678`). One that still is not an
+ * IP address where the client should be falls back to the peer, so garbage cannot mint fresh
+ * buckets; `onUnreadable` hears of it (every such client then shares the proxy's bucket, which
+ * an operator must be told about rather than find out).
  */
-export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
+export function clientAddress(req: IncomingMessage, trust: TrustProxy, onUnreadable?: (entry: string) => void): string {
   const peer = normalise(req.socket.remoteAddress ?? 'unknown');
   if ('hops' in trust ? trust.hops === 0 : !isTrusted(trust.proxies, peer)) return peer;
   const header = req.headers['x-forwarded-for'];
@@ -32,12 +36,68 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
   } else {
     for (let i = entries.length - 1; i >= 0; i--) {
       candidate = entries[i];
-      const address = normalise(candidate?.trim() ?? '');
+      const address = entryAddress(candidate ?? '');
       if (!isIP(address) || !isTrusted(trust.proxies, address)) break;
     }
   }
-  const address = normalise(candidate?.trim() ?? '');
-  return isIP(address) ? address : peer;
+  const address = entryAddress(candidate ?? '');
+  if (isIP(address)) return address;
+  onUnreadable?.((candidate ?? '').trim());
+  return peer;
+}
+
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
+const BRACKETED_IPV6 = /^\[([^\]]+)\](?::\d{1,5})?$/;
+
+/** An X-Forwarded-For entry's address: trimmed, without a port, normalised. */
+function entryAddress(entry: string): string {
+  const text = entry.trim();
+  const address = IPV4_WITH_PORT.exec(text)?.[1] ?? BRACKETED_IPV6.exec(text)?.[1] ?? text;
+  return normalise(address);
+}
+
+/** How long one warning about unreadable X-Forwarded-For entries stands for all of them. */
+const UNREADABLE_WARNING_INTERVAL_MS = 60_000;
+
+/**
+ * An `onUnreadable` for clientAddress that logs a warning at most once a minute (with how many
+ * entries it stands for): a misconfigured proxy sends one on every request, and the log must
+ * not become the flood.
+ */
+export function unreadableEntryWarner(
+  warn: (fields: { entry: string; unreadableSinceLastWarning: number }, message: string) => void,
+  clock: () => number = Date.now,
+): (entry: string) => void {
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  return (entry) => {
+    count++;
+    const at = clock();
+    if (at - lastWarning < UNREADABLE_WARNING_INTERVAL_MS) return;
+    lastWarning = at;
+    warn(
+      { entry: entry.slice(0, 100), unreadableSinceLastWarning: count },
+      'X-Forwarded-For: the entry where the client address should be is not an IP address (or IP:port); ' +
+        "these requests are counted as the proxy's own address. Check TRUST_PROXY and what the proxy appends",
+    );
+    count = 0;
+  };
+}
+
+const warners = new WeakMap<Services, (entry: string) => void>();
+
+/** The request's client address under the server's TRUST_PROXY, unreadable entries logged. */
+export function requestAddress(ctx: { services: Services; req: IncomingMessage }): string {
+  const { services } = ctx;
+  let warner = warners.get(services);
+  if (!warner) {
+    warner = unreadableEntryWarner(
+      (fields, message) => services.log.warn(fields, message),
+      () => services.now().getTime(),
+    );
+    warners.set(services, warner);
+  }
+  return clientAddress(ctx.req, services.config.trustProxy, warner);
 }
 
 function isTrusted(proxies: BlockList, address: string): boolean {

@@ -113,6 +113,16 @@ const EnvSchema = z.object({
     z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a chain name such as mainnet'),
     'mainnet',
   ),
+  // Service keys (issue 25): the operator's master credential and the per-key limit.
+  ADMIN_KEY: optional(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9_.~+/=-]{32,}$/,
+        'must be at least 32 characters of A-Z a-z 0-9 _ . ~ + / = - (it is sent as a Bearer token)',
+      ),
+  ),
+  SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -166,6 +176,10 @@ export interface Config {
   signInStatement: string;
   evmChainId: number;
   siwsChain: string;
+  /** The operator's master credential: every scope, never stored; unset: no admin access. */
+  adminKey: string | undefined;
+  /** Requests a minute per service key on scoped routes, per server process; 0 = off. */
+  serviceKeyRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -233,5 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signInStatement: e.SIGN_IN_STATEMENT,
     evmChainId: e.EVM_CHAIN_ID,
     siwsChain: e.SIWS_CHAIN,
+    adminKey: e.ADMIN_KEY,
+    serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
   };
 }

@@ -1,10 +1,13 @@
 /**
  * The JWT signing key: JWT_PRIVATE_KEY when set, otherwise one generated on first start and
  * kept in DATA_DIR, so restarts and every server sharing that directory sign with one key.
+ * A key file its group or others may read is refused, as ssh refuses such a private key:
+ * whoever reads it can sign a token for any user.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, open, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConfigError } from './config.js';
 
 export const KEY_FILE = 'jwt-signing-key.pem';
 
@@ -12,7 +15,7 @@ export async function resolveSigningKey(configured: string | undefined, dataDir:
   if (configured) return configured;
   const path = join(dataDir, KEY_FILE);
   try {
-    return await readFile(path, 'utf8');
+    return await readPrivateKeyFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -28,8 +31,31 @@ export async function resolveSigningKey(configured: string | undefined, dataDir:
     return pem;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return await readFile(path, 'utf8');
+    return await readPrivateKeyFile(path);
   } finally {
     await unlink(temp).catch(() => {});
+  }
+}
+
+/**
+ * The file's text, if only its owner may read it; otherwise a ConfigError saying how to fix
+ * it. The mode is read from the open file, so the file checked is the file read.
+ */
+export async function readPrivateKeyFile(path: string): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const mode = (await file.stat()).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      const who = [mode & 0o070 ? 'its group' : '', mode & 0o007 ? 'everyone' : ''].filter(Boolean).join(' and ');
+      throw new ConfigError(
+        `The signing key ${path} is open to ${who} (mode ${mode.toString(8).padStart(4, '0')}): whoever can read ` +
+          `it can sign a token for any user. Make it private (chmod 600 ${path}) and start again; if others may ` +
+          'have read it already, replace it instead (delete it to have a new one generated: every token signed ' +
+          'with the old key then stops working).',
+      );
+    }
+    return await file.readFile('utf8');
+  } finally {
+    await file.close();
   }
 }

@@ -61,7 +61,8 @@ function procedureSources(doc: OpenAPIV3.Document): { json: Schema | undefined; 
     const operation = doc.paths[openapi.path]?.[openapi.method.toLowerCase() as OpenAPIV3.HttpMethods];
     if (!operation) continue;
     if (isZodSchema(def.output)) {
-      sources.push({ json: jsonContent(operation.responses[200] as OpenAPIV3.ResponseObject), schema: def.output });
+      const success = operation.responses[openapi.successStatus ?? 200] as OpenAPIV3.ResponseObject;
+      sources.push({ json: jsonContent(success), schema: def.output });
     }
     // With path or query parameters the body is what is left of the input, not the input's schema.
     const input = def.inputs?.[0];

@@ -10,6 +10,8 @@
 import type {
   Event,
   EventPage,
+  CreatedServiceKey,
+  CreateServiceKeyBody,
   FollowedProviderPage,
   FollowResult,
   Jwks,
@@ -17,6 +19,8 @@ import type {
   Provider,
   ProviderPage,
   ProviderStats,
+  ServiceKey,
+  ServiceKeyPage,
   Session,
   SessionPage,
   TokenResponse,
@@ -196,3 +200,46 @@ export const eventPage = {
   ],
   nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
 } satisfies EventPage;
+export const createServiceKeyRequest = {
+  name: 'signal pipeline (production)',
+  scopes: ['stats:write', 'followers:read'],
+  expiresAt: null,
+} satisfies CreateServiceKeyBody;
+
+export const serviceKey = {
+  id: 'key_3kTq9Zr0bWm1Xc7D',
+  name: 'signal pipeline (production)',
+  scopes: ['stats:write', 'followers:read'],
+  createdAt: '2026-11-23T10:00:00.000Z',
+  expiresAt: null,
+  lastUsedAt: null,
+  revokedAt: null,
+  start: 'sgk_Qm3xV8pL',
+} satisfies ServiceKey;
+
+/** A made-up secret in the key format (the `sgk_` prefix and 43 base64url characters). */
+export const createdServiceKey = {
+  ...serviceKey,
+  key: 'sgk_Qm3xV8pLr2YwT0nB5cKd9HfJ1sA7gE4uZ6vN8iOq3Xy',
+} satisfies CreatedServiceKey;
+
+export const serviceKeyPage = {
+  items: [
+    { ...serviceKey, lastUsedAt: '2026-11-23T10:41:30.000Z' },
+    {
+      id: 'key_Vb2Nc8Lq4Tz0Pw6R',
+      name: 'fan-out (old)',
+      scopes: ['followers:read'],
+      createdAt: '2026-10-01T09:00:00.000Z',
+      expiresAt: null,
+      lastUsedAt: '2026-11-23T09:59:58.000Z',
+      revokedAt: '2026-11-23T10:05:00.000Z',
+      start: 'sgk_t7Hd2WqE',
+    },
+  ],
+  page: 1,
+  limit: 20,
+  total: 2,
+  totalPages: 1,
+  nextCursor: null,
+} satisfies ServiceKeyPage;

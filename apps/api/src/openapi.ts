@@ -187,6 +187,10 @@ const TAGS: OpenAPIV3.TagObject[] = [
   },
   { name: 'providers', description: 'The catalogue of signal providers, their statistics, and following them.' },
   { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
+  {
+    name: 'admin',
+    description: 'Service keys for internal services, managed by operators (scope `keys:manage`; ADMIN_KEY holds it).',
+  },
 ];
 
 const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also
@@ -454,7 +458,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // The generator's own error responses (tRPC's codes) give way to the contract's below.
     const ok = operation.responses[200];
     if (!ok) throw new Error(`OpenAPI: no 200 for ${meta.openapi.method} ${meta.openapi.path}`);
-    const success: OpenAPIV3.ResponsesObject = { 200: ok };
+    const successStatus = meta.openapi.successStatus;
+    if (successStatus) (ok as OpenAPIV3.ResponseObject).description = STATUS_CODES[successStatus] ?? 'Success';
+    const success: OpenAPIV3.ResponsesObject = { [successStatus ?? 200]: ok };
     // Every procedure reads the database, so each can answer SERVICE_UNAVAILABLE.
     const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
     operation.responses = {

@@ -68,3 +68,11 @@ export function resolvePaging<S extends string>(
 /** What a catalogue cursor's key is, per sort. */
 export const providerKeyType = (sortBy: ProviderSortField) =>
   sortBy === 'followerCount' || sortBy === 'id' ? 'number' : 'string';
+
+/** The paging of a `providers.list` request (the catalogue's defaults: most followed first). */
+export function providerListPaging(
+  codec: CursorCodec,
+  input: { page?: number; limit: number; cursor?: string } & SortRequest<ProviderSortField>,
+) {
+  return resolvePaging(codec, 'providers', input, { sortBy: 'followerCount', order: 'desc' }, providerKeyType);
+}

@@ -5,14 +5,16 @@
  * - follow: FOLLOW_RATE_LIMIT_PER_MINUTE per user, follow and unfollow together;
  *   both counted in PostgreSQL, so every server sharing the database shares the count;
  * - read: READ_RATE_LIMIT_PER_MINUTE per client address on the public catalogue reads, counted
- *   in the process (a database write per read would double the cost of the cheapest requests).
+ *   in the process (a database write per read would double the cost of the cheapest requests);
+ * - service key: SERVICE_KEY_RATE_LIMIT_PER_MINUTE per key on the scoped routes, counted in the
+ *   process for the same reason (service-auth.ts).
  * A 429 carries Retry-After and the IETF RateLimit / RateLimit-Policy fields
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "follow";q=60;w=60` and
  * `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds until the window ends).
  */
 import { DomainError } from '@signal/core';
 import { hitRateLimit } from '@signal/db';
-import { clientAddress, rateLimitKey } from './client-address.js';
+import { rateLimitKey, requestAddress } from './client-address.js';
 import type { Context, Services } from './context.js';
 import { rateLimitFields } from './errors.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
@@ -68,7 +70,7 @@ export function rateLimitedProcedure(endpoint: string) {
     const limit = config.authRateLimitPerMinute;
     if (limit === 0) return next();
     const at = now();
-    const key = rateLimitKey(clientAddress(ctx.req, config.trustProxy));
+    const key = rateLimitKey(requestAddress(ctx));
     const hit = await hitRateLimit(database.db, {
       bucket: `${endpoint}:${key}`,
       now: at,
@@ -110,7 +112,7 @@ export function countCatalogueRead(ctx: Pick<Context, 'services' | 'req' | 'res'
   const limit = config.readRateLimitPerMinute;
   if (limit === 0) return;
   const at = now();
-  const hit = readCounter(ctx.services).hit(rateLimitKey(clientAddress(ctx.req, config.trustProxy)), at);
+  const hit = counter(readCounters, ctx.services).hit(rateLimitKey(requestAddress(ctx)), at);
   enforce(
     ctx,
     { name: 'read', limit },
@@ -126,6 +128,16 @@ export const readLimitedProcedure = publicProcedure.use(async ({ ctx, next }) =>
   countCatalogueRead(ctx);
   return next();
 });
+
+/** Counts one request of a service key on a scoped route; past the limit, a 429. */
+export function countServiceKeyRequest(ctx: Pick<Context, 'services' | 'res'>, keyId: string): void {
+  const { config, now } = ctx.services;
+  const limit = config.serviceKeyRateLimitPerMinute;
+  if (limit === 0) return;
+  const at = now();
+  const hit = counter(serviceKeyCounters, ctx.services).hit(keyId, at);
+  enforce(ctx, { name: 'service-key', limit }, hit, at, `More than ${limit} requests a minute with this key`, true);
+}
 
 /**
  * Fixed one-minute windows in memory, aligned with the database's windows. The whole map is
@@ -148,14 +160,16 @@ class WindowCounter {
 }
 
 const readCounters = new WeakMap<Services, WindowCounter>();
+const serviceKeyCounters = new WeakMap<Services, WindowCounter>();
 
-function readCounter(services: Services): WindowCounter {
-  let counter = readCounters.get(services);
-  if (!counter) {
-    counter = new WindowCounter();
-    readCounters.set(services, counter);
+/** A server's own counter of one limit. */
+function counter(counters: WeakMap<Services, WindowCounter>, services: Services): WindowCounter {
+  let found = counters.get(services);
+  if (!found) {
+    found = new WindowCounter();
+    counters.set(services, found);
   }
-  return counter;
+  return found;
 }
 
 function rateLimited(message: string, retryAfterSeconds: number, policy: RatePolicy): DomainError {

@@ -22,7 +22,7 @@ import {
   seedDemoCatalogue,
   statementTimeout,
 } from '@signal/db';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
@@ -40,10 +40,12 @@ import { trpcHandler } from './http/trpc.js';
 import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './http/trpc-errors.js';
 import { webRoutes } from './http/web.js';
 import { resolveSigningKey } from './keys.js';
+import { createLogger } from './logger.js';
 import { type Maintenance, startMaintenance } from './maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
 import { openReadReplica, replicaMetrics } from './read-replica.js';
 import { answersCheckedByZodAlone, appRouter } from './routers/index.js';
+import { flushServiceKeyUsage } from './service-key-usage.js';
 
 export interface ServerOptions {
   config: Config;
@@ -80,10 +82,12 @@ export function createServer(options: ServerOptions) {
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
-    const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'signal-api' } });
+    const log = options.logger ?? createLogger(config.logLevel);
     // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
     const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
     if (dataDir) await prepareDataDir(dataDir);
+    // Before the database: a key refused (see keys.ts) stops the start before anything is written.
+    const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
     const database = createDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
@@ -103,7 +107,6 @@ export function createServer(options: ServerOptions) {
         const seeded = await seedDemoCatalogue(database.db, { providers: config.seedProviders });
         if (seeded) log.info(seeded, 'demo catalogue seeded');
       }
-      const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
       if (dataDir && !config.databaseUrl) await restrictToOwner(join(dataDir, 'pglite'));
       const now = options.now ?? (() => new Date());
       const tokens = await createTokenService({
@@ -213,6 +216,7 @@ export function createServer(options: ServerOptions) {
     }
     await metricsListener?.close();
     await maintenance?.stop();
+    if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();
     await services?.database.close();
     if (!config.databaseUrl) await restrictToOwner(join(config.dataDir, 'pglite'));
@@ -249,7 +253,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       return;
     }
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, 200, data);
+    sendJson(res, match.route.successStatus, data);
   };
 
   const trpcCall = trpcHandler({

@@ -6,6 +6,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
 import { toWireError } from './errors.js';
 import { trpcErrorShape } from './http/trpc-errors.js';
+import { bearerToken, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
 
 /**
  * Procedure metadata: trpc-to-openapi's `openapi` block with an `example` of the request and
@@ -15,7 +16,11 @@ import { trpcErrorShape } from './http/trpc-errors.js';
  */
 export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
-  openapi?: { example?: { request?: Record<string, unknown>; response?: unknown } };
+  openapi?: {
+    example?: { request?: Record<string, unknown>; response?: unknown };
+    /** The REST status of a success when it is not 200 (201 for a POST that creates). */
+    successStatus?: 201;
+  };
 }>;
 
 const t = initTRPC
@@ -45,28 +50,21 @@ export const signInProcedure = t.procedure.use(async ({ ctx, path, next }) => {
 export const walletNotFound = () =>
   new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
-
 /**
  * Requires a valid bearer token of a live session; the verified claims are in ctx.auth. The
  * token's signature is checked in memory (and remembered), its session in the database on every
  * request, so a sign-out on any server refuses the token everywhere from the next request on.
+ * A service key (ADMIN_KEY included) is a valid credential but not a user's: 403.
  */
 export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const header = ctx.req.headers.authorization;
-  if (!header) {
-    throw new DomainError('UNAUTHORIZED', 'Authorization header with a Bearer token is required', {
-      challenge: {},
-    });
-  }
-  const match = BEARER.exec(header);
-  if (!match?.[1]) {
-    throw new DomainError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"', {
-      challenge: { error: 'invalid_request' },
-    });
+  const token = bearerToken(ctx.req);
+  const credential = await resolveServiceCredential(ctx.services, token);
+  if (credential === 'unknown') throw unknownServiceKey();
+  if (credential !== 'not-a-key') {
+    throw new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");
   }
   const { tokens, database, now } = ctx.services;
-  const auth: TokenClaims = await tokens.verify(match[1]);
+  const auth: TokenClaims = await tokens.verify(token);
   const state = await touchAndCheckSession(database.db, {
     sessionId: auth.sessionId,
     userId: auth.userId,

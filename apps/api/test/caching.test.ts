@@ -95,6 +95,44 @@ async function checkTagsFollowData(api: TestApi, token: string) {
   expect(await etagOf(api, paths.detail)).not.toBe(after.detail);
 }
 
+/**
+ * Validation before revalidation (RFC 9110 §13.2.1: preconditions are ignored when the answer
+ * would not be a 2xx): every invalid read is a 400 whatever If-None-Match says, including a tag
+ * the valid request would match (the catalogue's tag does not depend on the query) and `*`.
+ */
+async function checkInvalidNeverRevalidated(api: TestApi) {
+  const listTag = await etagOf(api, '/providers?limit=3');
+  const detailTag = await etagOf(api, '/providers/2');
+  const cursor = (await call(api, 'GET', '/providers?limit=3&sortBy=id')).body.nextCursor as string;
+  const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
+  const invalid: [string, string][] = [
+    ['/providers?limit=abc', listTag],
+    ['/providers?limit=0', listTag],
+    ['/providers?limit=101', listTag],
+    ['/providers?page=0', listTag],
+    ['/providers?page=-1', listTag],
+    ['/providers?sortBy=bogus', listTag],
+    ['/providers?order=sideways', listTag],
+    [`/providers?cursor=${tampered}`, listTag],
+    [`/providers?cursor=${cursor}&page=2`, listTag],
+    [`/providers?cursor=${cursor}&sortBy=name`, listTag],
+    ['/providers/0', detailTag],
+    ['/providers/abc', detailTag],
+    ['/providers/0/stats', '*'],
+  ];
+  for (const [path, tag] of invalid) {
+    for (const header of [tag, '*']) {
+      const reply = await revalidate(api, path, header);
+      expect(reply.status, `${path} with If-None-Match: ${header}`).toBe(400);
+      expect(JSON.parse(reply.text).code, path).toBe('VALIDATION_ERROR');
+      expect(reply.headers.etag, path).toBeUndefined();
+    }
+  }
+  // The valid request still revalidates.
+  expect((await revalidate(api, '/providers?limit=3', listTag)).status).toBe(304);
+  expect((await revalidate(api, `/providers?cursor=${cursor}`, '*')).status).toBe(304);
+}
+
 /** Headers that differ between any two answers, whatever the method. */
 const PER_ANSWER = new Set(['date', 'x-request-id', 'connection', 'keep-alive']);
 
@@ -186,6 +224,10 @@ describe('HTTP caching on postgres', () => {
     expect((await revalidate(api, path, etag)).status).toBe(304);
   });
 
+  it('an invalid read is a 400 whatever If-None-Match says, never a 304', async () => {
+    await checkInvalidNeverRevalidated(api);
+  });
+
   it('an unknown provider is a 404, never a 304', async () => {
     const reply = await revalidate(api, '/providers/999999', '*');
     expect(reply.status).toBe(404);
@@ -233,5 +275,6 @@ describe('HTTP caching on pglite', () => {
     await checkCacheableReads(api, token);
     await checkTagsFollowData(api, token);
     await checkHead(api, token);
+    await checkInvalidNeverRevalidated(api);
   });
 });

@@ -7,6 +7,7 @@
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Backend } from '@signal/db';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmWallet, startApi, type TestApi } from './harness.js';
 import { httpCall } from './raw-http.js';
@@ -28,11 +29,17 @@ async function get(url: string, options: { localAddress?: string; headers?: Reco
   return { status: reply.status, body: JSON.parse(reply.text) as { code?: string } };
 }
 
-/** A reverse proxy that appends the address it saw to X-Forwarded-For, and nothing more. */
-async function appendingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * A reverse proxy that appends the address it saw to X-Forwarded-For, and nothing more; `entry`
+ * writes that address as the proxy does (default: as it is).
+ */
+async function appendingProxy(
+  target: string,
+  entry: (address: string, port: number) => string = (address) => address,
+): Promise<{ url: string; close(): Promise<void> }> {
   const upstream = new URL(target);
   const server: Server = createHttpServer((req, res) => {
-    const seen = req.socket.remoteAddress ?? '';
+    const seen = entry(req.socket.remoteAddress ?? '', req.socket.remotePort ?? 0);
     const forwarded = req.headers['x-forwarded-for'];
     const headers = { ...req.headers, 'x-forwarded-for': forwarded ? `${forwarded}, ${seen}` : seen };
     const out = httpRequest({
@@ -147,3 +154,60 @@ describe('TRUST_PROXY as a CIDR list: a client that is not a trusted proxy', () 
     ).toBe(200);
   });
 });
+
+/**
+ * Proxies that append `address:port` (Azure Application Gateway, IIS ARR). Before, no such entry
+ * read as an address, so every client fell back to the proxy's own bucket: the second client
+ * below was refused with the first. The IPv6 proxy writes each loopback client as an address of
+ * a documentation /64 of its own (`[2001:db8:0:N::1]:port`), as it would write IPv6 clients.
+ */
+function behindAPortAppendingProxy(backend: Backend, family: 'IPv4' | 'IPv6') {
+  describe(`an appending proxy that writes ${family} address:port entries, on ${backend}`, () => {
+    let api: TestApi;
+    let proxy: Awaited<ReturnType<typeof appendingProxy>>;
+    const lines: { msg?: string; entry?: string; unreadableSinceLastWarning?: number }[] = [];
+    beforeAll(async () => {
+      const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+      api = await startApi(backend, { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: '1' }, logger });
+      proxy = await appendingProxy(api.url, (address, port) =>
+        family === 'IPv4' ? `${address}:${port}` : `[2001:db8:0:${address.split('.').at(-1)}::1]:${port}`,
+      );
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await api?.stop();
+    });
+
+    it('reads each entry as its address: one client is limited, another is not, whatever the port', async () => {
+      toWindowStart(api);
+      // Each request on a new connection: a new source port every time, one client.
+      for (let i = 0; i < LIMIT; i++) expect((await get(`${proxy.url}${noncePath()}`)).status).toBe(200);
+      expect((await get(`${proxy.url}${noncePath()}`)).status).toBe(429);
+      expect((await get(`${proxy.url}${noncePath()}`, { localAddress: '127.0.0.2' })).status).toBe(200);
+      expect(lines.filter((line) => line.msg?.startsWith('X-Forwarded-For'))).toEqual([]);
+    });
+
+    it('an entry that still is not an address falls back to the peer and is logged, once a minute', async () => {
+      toWindowStart(api);
+      const garbage = { 'x-forwarded-for': 'unknown' };
+      for (let i = 0; i < LIMIT; i++) {
+        expect((await get(`${api.url}${noncePath()}`, { localAddress: '127.0.0.4', headers: garbage })).status).toBe(
+          200,
+        );
+      }
+      expect((await get(`${api.url}${noncePath()}`, { localAddress: '127.0.0.4', headers: garbage })).status).toBe(429);
+      const warnings = lines.filter((line) => line.msg?.startsWith('X-Forwarded-For'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ entry: 'unknown', unreadableSinceLastWarning: 1 });
+      // A minute later the next one is logged again, counting the ones it stood for.
+      api.advanceClock(MINUTE);
+      await get(`${api.url}${noncePath()}`, { localAddress: '127.0.0.4', headers: garbage });
+      const after = lines.filter((line) => line.msg?.startsWith('X-Forwarded-For'));
+      expect(after).toHaveLength(2);
+      expect(after[1]).toMatchObject({ unreadableSinceLastWarning: LIMIT + 1 });
+    });
+  });
+}
+
+behindAPortAppendingProxy('postgres', 'IPv4');
+behindAPortAppendingProxy('pglite', 'IPv6');

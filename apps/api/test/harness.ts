@@ -10,6 +10,7 @@ import { createDatabase } from '@signal/db';
 import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
+import type { Logger } from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
@@ -37,6 +38,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** The web build served at `/`; default apps/web/dist. */
   webDistDir?: string;
+  /** The server's logger (a test that reads the log lines); default one built from LOG_LEVEL. */
+  logger?: Logger;
 }
 
 export async function startApi(backend: Backend, options: StartOptions = {}): Promise<TestApi> {
@@ -57,7 +60,7 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     ...(databaseUrl ? { DATABASE_URL: serviceDatabaseUrl(databaseUrl) } : {}),
     ...options.env,
   });
-  let server = createServer({ config, now, webDistDir: options.webDistDir });
+  let server = createServer({ config, now, webDistDir: options.webDistDir, logger: options.logger });
   let running = await server.start();
   // PGlite is single-process: the inspection handle is the server's own; PostgreSQL gets a
   // separate pool, as an outside observer would.
@@ -73,7 +76,12 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     now,
     async restart() {
       await server.stop();
-      server = createServer({ config: { ...config, port: running.port }, now, webDistDir: options.webDistDir });
+      server = createServer({
+        config: { ...config, port: running.port },
+        now,
+        webDistDir: options.webDistDir,
+        logger: options.logger,
+      });
       running = await server.start();
       if (!databaseUrl) api.db = running.services.database;
     },

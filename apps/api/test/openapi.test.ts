@@ -57,6 +57,11 @@ function operations(): { path: string; method: string; op: Operation }[] {
   );
 }
 
+/** The success response: 200, or 201 for an operation that creates. */
+function success(op: Operation): any {
+  return op.responses[200] ?? op.responses[201];
+}
+
 function errorExamples(op: Operation, status: number): Record<string, { value: unknown }> {
   return op.responses[status]?.content?.['application/json']?.examples ?? {};
 }
@@ -177,6 +182,8 @@ describe('/openapi.json as a document', () => {
 describe('named schemas', () => {
   const NAMES = [
     'Chain',
+    'CreateServiceKeyBody',
+    'CreatedServiceKey',
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
@@ -192,7 +199,11 @@ describe('named schemas', () => {
     'ProviderPage',
     'ProviderStats',
     'ReadyResponse',
+    'RevokedServiceKey',
     'RevokedSession',
+    'Scope',
+    'ServiceKey',
+    'ServiceKeyPage',
     'Session',
     'SessionPage',
     'SignInFormat',
@@ -213,7 +224,7 @@ describe('named schemas', () => {
     );
     for (const { name, openapi, input, output } of procedures) {
       const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
-      expect(op.responses[200].content['application/json'].schema, name).toEqual({
+      expect(success(op).content['application/json'].schema, name).toEqual({
         $ref: `${REF}${names.get(output)}`,
       });
       if (op.requestBody) {
@@ -295,12 +306,12 @@ describe('every operation', () => {
     }
   });
 
-  it('has a 200 response with a schema and an example, and a request body schema and example if it takes one', () => {
+  it('has a 200 (201 for a creation) with a schema and an example, and a request body schema and example if it takes one', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
-      const success = op.responses[200]?.content?.['application/json'];
-      expect(resolved(success?.schema)?.type, where).toBe('object');
-      expect(success?.example, where).toBeDefined();
+      const ok = success(op)?.content?.['application/json'];
+      expect(resolved(ok?.schema)?.type, where).toBe('object');
+      expect(ok?.example, where).toBeDefined();
       if (op.requestBody) {
         const body = op.requestBody.content['application/json'];
         expect(resolved(body.schema).type, where).toBe('object');
@@ -346,7 +357,7 @@ describe('every operation', () => {
   it('answers every error status with ErrorBody narrowed to its codes, and an example per code', () => {
     for (const { path, method, op } of operations()) {
       const statuses = Object.keys(op.responses)
-        .filter((status) => status !== '200' && status !== '304')
+        .filter((status) => status !== '200' && status !== '201' && status !== '304')
         .map(Number);
       expect(statuses, `${method} ${path}`).toContain(500);
       for (const status of statuses) {

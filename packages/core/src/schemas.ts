@@ -158,7 +158,7 @@ export type PageQuery = z.input<typeof PageQuerySchema>;
  * A cursor from an earlier page's `nextCursor`, in place of `page`. Its format and MAC are
  * checked where the key is (the API); here only its size, so that a huge one costs nothing.
  */
-const cursorParam = z
+export const cursorParam = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)

@@ -16,5 +16,6 @@ export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';
 export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
+export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';

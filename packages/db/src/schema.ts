@@ -102,6 +102,20 @@ export interface EventFeedStateTable {
   last_position: ColumnType<string, string | undefined, string>;
 }
 
+/** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
+export interface ServiceKeysTable {
+  id: string;
+  seq: ColumnType<number, never, never>;
+  name: string;
+  scopes: string[];
+  secret_hash: string;
+  start: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -115,6 +129,7 @@ export const TABLES = [
   'catalogue_versions',
   'events',
   'event_feed_state',
+  'service_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -129,4 +144,5 @@ export interface Database {
   catalogue_versions: CatalogueVersionsTable;
   events: EventsTable;
   event_feed_state: EventFeedStateTable;
+  service_keys: ServiceKeysTable;
 }

@@ -162,13 +162,14 @@ describe('browser bundle (esbuild, minified)', () => {
     sizes = await measure();
   });
 
-  it('the core client: no Node built-ins, no viem, no Solana, no zod, under 6 KiB gzip', () => {
+  it('the core client: no Node built-ins, no viem, no Solana, no zod, under 7 KiB gzip', () => {
     const core = sizes['@signal/sdk']!;
     expect(
       core.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|bs58|^node:|\(disabled\)/.test(input)),
     ).toEqual([]);
     expect(core.lazyGzip).toBe(0);
-    expect(core.gzip).toBeLessThan(6 * 1024);
+    // 7 KiB since Version 3: the contract's new error codes and the user client's wallet methods.
+    expect(core.gzip).toBeLessThan(7 * 1024);
   });
 
   it('the EVM adapter adds no viem code; the Solana adapter loads tweetnacl only for Keypairs', () => {

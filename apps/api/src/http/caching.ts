@@ -15,28 +15,48 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
 import { catalogueVersion, type Database, providerVersion, type VersionSink } from '@signal/db';
 import type { Kysely } from 'kysely';
 import type { Services } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
+import { providerListPaging } from '../paging.js';
 import { countCatalogueRead } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { sendJson } from './respond.js';
 
-type Revalidate = (db: Kysely<Database>, input: Record<string, unknown>) => Promise<string | undefined>;
-
-const DIGITS = /^[0-9]{1,16}$/;
+/**
+ * How to read the current version of the answer to `input` without building it; undefined when
+ * this input cannot be revalidated here (an invalid one: the procedure answers it, with its 400).
+ */
+type Revalidate = (
+  input: Record<string, unknown>,
+  services: Services,
+) => ((db: Kysely<Database>) => Promise<string | undefined>) | undefined;
 
 /**
  * Per cacheable procedure: how to read its current version without building the answer, or
  * null when the answer is hashed (then a revalidation runs the procedure).
+ *
+ * Validation comes before revalidation: RFC 9110 §13.2.1 has a server ignore preconditions when
+ * the answer without them would not be a 2xx, so `?limit=abc` with a matching If-None-Match (or
+ * `*`) is a 400, never a 304. The input is checked here as the procedure checks it (its schema;
+ * for the list, its paging and cursor too), since the catalogue's version does not depend on it.
  */
 const CACHEABLE: Record<string, Revalidate | null> = {
-  'providers.list': (db) => catalogueVersion(db),
-  'providers.get': async (db, input) => {
-    const id = input.id;
-    if (typeof id !== 'string' || !DIGITS.test(id) || !Number.isSafeInteger(Number(id))) return undefined;
-    return providerVersion(db, Number(id));
+  'providers.list': (input, services) => {
+    const parsed = ProviderListQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    try {
+      providerListPaging(services.cursors, parsed.data);
+    } catch {
+      return undefined;
+    }
+    return (db) => catalogueVersion(db);
+  },
+  'providers.get': (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? (db) => providerVersion(db, parsed.data.id) : undefined;
   },
   'providers.stats': null,
 };
@@ -104,13 +124,14 @@ export function restCaching(services: Services): RestCaching {
     },
 
     async serve(procedure, req, res, input, run) {
-      const revalidate = CACHEABLE[procedure];
-      if (revalidate && req.headers['if-none-match'] !== undefined) {
+      const read =
+        req.headers['if-none-match'] !== undefined
+          ? CACHEABLE[procedure]?.((input ?? {}) as Record<string, unknown>, services)
+          : undefined;
+      if (read) {
         // Where the answer itself would be read (the replica, when there is one): a
         // revalidation must not move public reads back onto the primary.
-        const version = await readCatalogue({ services, req, res }, (db) =>
-          revalidate(db, (input ?? {}) as Record<string, unknown>),
-        );
+        const version = await readCatalogue({ services, req, res }, read);
         if (version !== undefined) {
           const etag = versionTag(procedure, version);
           if (ifNoneMatch(req, etag)) {

@@ -27,6 +27,8 @@ interface RestRoute {
   type: 'query' | 'mutation';
   /** False for a void input: the procedure gets `undefined` whatever the request carries. */
   takesInput: boolean;
+  /** The status of a success: 200, or the meta's `successStatus` (201 for a POST that creates). */
+  successStatus: number;
 }
 
 interface Match {
@@ -94,6 +96,7 @@ export function restRouter(router: AnyRouter): RestRouter {
       procedure: name,
       type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
       takesInput: !isVoidInput(procedure._def.inputs[0]),
+      successStatus: (openapi as { successStatus?: number }).successStatus ?? 200,
     };
     if (path.includes('{')) patterned.push({ ...pathPattern(path), route });
     else fixed.set(`${route.method} ${path.toLowerCase()}`, route);

@@ -14,7 +14,7 @@ import type { NonceRecord } from '@signal/core/nonce';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
 import { isNonceUsed, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
-import { clientAddress } from '../client-address.js';
+import { requestAddress } from '../client-address.js';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { signInFields, signInMessage } from '../sign-in.js';
@@ -167,7 +167,7 @@ export const authRouter = router({
           id: sessionId,
           expiresAt: tokens.expiresAt(at),
           userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
-          ip: clientAddress(ctx.req, ctx.services.config.trustProxy),
+          ip: requestAddress(ctx),
         },
       });
       if (!login) throw invalidNonce(USED);

@@ -1,5 +1,6 @@
 import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { router } from '../trpc.js';
+import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
@@ -10,6 +11,7 @@ export const appRouter = router({
   me: meRouter,
   providers: providersRouter,
   sessions: sessionsRouter,
+  admin: router({ keys: adminKeysRouter }),
 });
 
 /**

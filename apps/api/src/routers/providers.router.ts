@@ -17,7 +17,7 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import * as examples from '../openapi.examples.js';
-import { providerKeyType, resolvePaging } from '../paging.js';
+import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { router, walletNotFound } from '../trpc.js';
@@ -56,19 +56,7 @@ export const providersRouter = router({
     .input(ProviderListQuerySchema)
     .output(ProviderPageSchema)
     .query(({ input, ctx }) =>
-      readCatalogue(ctx, (db) =>
-        listProviders(
-          db,
-          resolvePaging(
-            ctx.services.cursors,
-            'providers',
-            input,
-            { sortBy: 'followerCount', order: 'desc' },
-            providerKeyType,
-          ),
-          ctx.cache,
-        ),
-      ),
+      readCatalogue(ctx, (db) => listProviders(db, providerListPaging(ctx.services.cursors, input), ctx.cache)),
     ),
 
   get: readLimitedProcedure

@@ -6,6 +6,7 @@ import * as nonceIssue from './0004-nonce-issue.js';
 import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
+import * as serviceKeys from './0009-service-keys.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
 
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0005-used-nonces': usedNonces,
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
+  '0009-service-keys': serviceKeys,
   '0012-events': events,
   '0012b-event-feed': eventFeed,
 };
