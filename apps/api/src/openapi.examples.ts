@@ -8,10 +8,10 @@
  * example nonce's (SIWE) message: a reader can check it with any EVM library.
  */
 import type {
-  Event,
-  EventPage,
   CreatedServiceKey,
   CreateServiceKeyBody,
+  Event,
+  EventPage,
   FollowedProviderPage,
   FollowResult,
   Jwks,

@@ -2,6 +2,7 @@ import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
+import { eventsRouter } from './events.router.js';
 import { meRouter } from './me.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
@@ -12,6 +13,7 @@ export const appRouter = router({
   providers: providersRouter,
   sessions: sessionsRouter,
   admin: router({ keys: adminKeysRouter }),
+  events: eventsRouter,
 });
 
 /**
