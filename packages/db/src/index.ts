@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -7,10 +8,14 @@ export {
   type PoolStats,
   statementTimeout,
 } from './connect.js';
-export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
+export * from './follower.queries.js';
+export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
+export { containsPattern, listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';
@@ -19,3 +24,4 @@ export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
+export * from './wallet.queries.js';

@@ -33,6 +33,8 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp;
   user_agent: string | null;
   ip: string | null;
+  /** The wallet that signed it in; null: signed before migration 0011, by the primary wallet. */
+  wallet: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
@@ -52,22 +54,48 @@ export interface ProvidersTable {
   created_at: Timestamp;
   /** New from a sequence on every change of the row (ETag of the provider). */
   version: Generated<string>;
+  /** Set while archived: hidden from every public read (migration 0010). */
+  archived_at: NullableTimestamp;
+  // The figures (migration 0010: why they live on this row), derived from provider_nav by
+  // core's deriveFigures when the pipeline publishes, and the signal counters it publishes.
+  roi_7d_pct: number | null;
+  roi_30d_pct: number | null;
+  roi_90d_pct: number | null;
+  roi_all_pct: number | null;
+  max_drawdown_pct: Generated<number>;
+  trading_days: Generated<number>;
+  as_of: ColumnType<string | null, string | null | undefined, string | null>;
+  total_signals: Generated<number>;
+  winning_signals: Generated<number>;
+  /** winning_signals / total_signals, 0 with none. */
+  win_rate: Generated<number>;
+  avg_return_pct: Generated<number>;
+  last_signal_at: NullableTimestamp;
+  /** Last publication (Stats.updatedAt); null: never. */
+  stats_updated_at: NullableTimestamp;
 }
 
-export interface ProviderStatsTable {
+/** A provider's published daily NAV series (migration 0010): one point per date. */
+export interface ProviderNavTable {
   provider_id: number;
-  total_signals: number;
-  win_rate: number;
-  avg_return_pct: number;
-  total_return_pct: number;
-  max_drawdown_pct: number;
-  last_signal_at: NullableTimestamp;
-  updated_at: Timestamp;
+  /** A calendar day; read as text (to_char), never as a JS Date, which would shift it by time zone. */
+  date: ColumnType<string, string, string>;
+  nav: number;
 }
 
 export interface FollowsTable {
   user_id: number;
   provider_id: number;
+  created_at: Timestamp;
+}
+
+/** The first answer per (credential, Idempotency-Key), kept 24 h (migration 0010b). */
+export interface IdempotencyKeysTable {
+  credential: string;
+  key: string;
+  route: string;
+  request_hash: string;
+  answer: string;
   created_at: Timestamp;
 }
 
@@ -81,6 +109,18 @@ export interface CatalogueCountersTable {
 export interface CatalogueVersionsTable {
   slot: number;
   version: string;
+}
+
+/**
+ * The wallets that sign a user in, one row each (a wallet belongs to one user at most). The
+ * user's primary wallet is also `users.wallet` (see migration 0011).
+ */
+export interface UserWalletsTable {
+  wallet: string;
+  chain: Chain;
+  user_id: number;
+  linked_at: Timestamp;
+  last_login_at: NullableTimestamp;
 }
 
 /**
@@ -123,13 +163,15 @@ export const TABLES = [
   'sessions',
   'rate_limit_hits',
   'providers',
-  'provider_stats',
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'user_wallets',
   'events',
-  'event_feed_state',
   'service_keys',
+  'provider_nav',
+  'event_feed_state',
+  'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -138,11 +180,13 @@ export interface Database {
   sessions: SessionsTable;
   rate_limit_hits: RateLimitHitsTable;
   providers: ProvidersTable;
-  provider_stats: ProviderStatsTable;
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  user_wallets: UserWalletsTable;
   events: EventsTable;
-  event_feed_state: EventFeedStateTable;
   service_keys: ServiceKeysTable;
+  provider_nav: ProviderNavTable;
+  event_feed_state: EventFeedStateTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
