@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileAnswerCheck } from '../src/answer-check.js';
-import { EventPageSchema } from '../src/event-schemas.js';
 import { PerformanceSchema, ProviderArchivedSchema, ProviderWriteSchema } from '../src/catalogue-schemas.js';
+import { EventPageSchema } from '../src/event-schemas.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
