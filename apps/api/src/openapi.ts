@@ -204,6 +204,12 @@ const TAGS: OpenAPIV3.TagObject[] = [
     name: 'admin',
     description: 'Service keys for internal services, managed by operators (scope `keys:manage`; ADMIN_KEY holds it).',
   },
+  {
+    name: 'events',
+    description:
+      'Every change announced, for internal services: the pull feed (scope `events:read`). Types, payloads and ' +
+      'ordering: docs/events.md.',
+  },
 ];
 
 const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also

@@ -64,6 +64,10 @@ export type ProviderId = Inputs['providers']['get']['id'];
 export type ContractCode = ContractErrorCode;
 /** One field problem of a `VALIDATION_ERROR`. */
 export type ErrorIssue = { [K in keyof ContractErrorIssue]: ContractErrorIssue[K] };
+/** A wallet linked to the user (`GET /me/wallets`, `User.wallets`); `primary` is the one `User.wallet` names. */
+export type LinkedWallet = Outputs['wallets']['link'];
+/** Result of `unlinkWallet(wallet)` (`DELETE /me/wallets/{wallet}`). */
+export type UnlinkedWallet = Outputs['wallets']['unlink'];
 /** A service-key scope: `keys:manage`, `providers:write`, `stats:write`, `followers:read`, … */
 export type Scope = Outputs['keys']['list']['items'][number]['scopes'][number];
 /** A service key as listed (`GET /admin/keys`): never the secret, `start` recognises it. */

@@ -14,7 +14,7 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 let api: TestApi;
 
 beforeAll(async () => {
-  api = await startApi({ ADMIN_KEY });
+  api = await startApi('postgres', { ADMIN_KEY });
 });
 afterAll(async () => {
   await api?.stop();
