@@ -10,7 +10,8 @@ import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
-import * as catalogueSearch from './0014-catalogue-search.js';
+import * as nameSearch from './0014-name-search.js';
+import * as figureSorts from './0014b-figure-sorts.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
   '0012b-event-feed': eventFeed,
-  '0014-catalogue-search': catalogueSearch,
+  '0014-name-search': nameSearch,
+  '0014b-figure-sorts': figureSorts,
 };
