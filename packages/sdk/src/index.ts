@@ -1,5 +1,11 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
 export {
+  type CatalogueClientOptions,
+  type CatalogueWriteMethods,
+  createCatalogueClient,
+  type WriteOptions,
+} from './catalogue-writes.js';
+export {
   type ClientOptions,
   createClient,
   type MessageFormat,

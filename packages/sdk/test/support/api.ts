@@ -22,7 +22,7 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(): Promise<TestApi> {
+export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
   let offset = 0;
   const scratch = await createScratchDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
@@ -35,6 +35,7 @@ export async function startApi(): Promise<TestApi> {
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
     DATABASE_URL: scratch.url,
+    ...env,
   });
   const server = createServer({ config, now: () => new Date(Date.now() + offset) });
   const running = await server.start();
