@@ -16,6 +16,9 @@ import type {
   FollowerPage,
   FollowResult,
   Jwks,
+  LinkedWallet,
+  LinkedWalletList,
+  LinkWalletBody,
   NonceResponse,
   Performance,
   PerformancePublishInput,
@@ -38,7 +41,7 @@ const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const nonce = '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3';
 
 /** A SIWE sign-in for the site app.example.com (SIGN_IN_DOMAIN) on chain 1. */
-export const nonceRequest = { wallet, format: 'siwe', chainId: 1 } as const;
+export const nonceRequest = { wallet, format: 'siwe', chainId: 1, purpose: 'signin' } as const;
 
 export const nonceResponse = {
   nonce,
@@ -62,6 +65,34 @@ export const verifyRequest = {
     '0xd7e69edfe6f45ca0436f9a536f31bb2d9782f427f37a53a9a29f9154e27c516054115c21054ba29c9772ff2544a433b0972cde514018369a680b2bbb4d0c9aa61b',
 } satisfies VerifyBody;
 
+/** A Solana wallet the example user links as its second one. */
+const solanaWallet = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+export const primaryWallet = {
+  wallet,
+  chain: 'evm',
+  linkedAt: '2026-11-23T10:00:00.000Z',
+  primary: true,
+  lastLoginAt: '2026-11-23T10:00:00.000Z',
+} satisfies LinkedWallet;
+
+/** The answer to a new link: not primary, never signed in with yet. */
+export const linkedWallet = {
+  wallet: solanaWallet,
+  chain: 'solana',
+  linkedAt: '2026-11-24T09:30:00.000Z',
+  primary: false,
+  lastLoginAt: null,
+} satisfies LinkedWallet;
+
+export const linkWalletRequest = {
+  wallet: solanaWallet,
+  nonce: '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz4',
+  signature: '3yZe7d4E1vBqKXU9aGkRr6Fh2WmXpN8sTc5LJoQwYbVn4HfDg1sCzAeP7uRiMkT9xjvLq2NbWdGo6yHtZa8KcEpF',
+} satisfies LinkWalletBody;
+
+export const walletList = { items: [primaryWallet, linkedWallet] } satisfies LinkedWalletList;
+
 export const user = {
   id: 1,
   wallet,
@@ -69,6 +100,7 @@ export const user = {
   createdAt: '2026-11-23T10:00:00.000Z',
   lastLoginAt: '2026-11-23T10:00:00.000Z',
   followingCount: 2,
+  wallets: [primaryWallet],
 } satisfies User;
 
 export const tokenResponse = {

@@ -255,8 +255,11 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       );
       return;
     }
+    // The route's success status, which the procedure may change for this answer (POST
+    // /me/wallets: 200 when the wallet was linked already).
+    res.statusCode = match.route.successStatus;
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, match.route.successStatus, data);
+    sendJson(res, res.statusCode, data);
   };
 
   const trpcCall = trpcHandler({

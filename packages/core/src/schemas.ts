@@ -7,6 +7,7 @@ import { ProviderFilterShape } from './catalogue-search.js';
 import { ERROR_CODES } from './errors.js';
 import { integerParam } from './query-params.js';
 
+// Re-exported: other schema files take it from here.
 export { integerParam };
 
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
@@ -34,6 +35,13 @@ export const NonceQuerySchema = z.object({
     1,
     Number.MAX_SAFE_INTEGER,
   ).optional(),
+  purpose: z
+    .enum(['signin', 'link'])
+    .default('signin')
+    .describe(
+      '`signin` (default) for POST /auth/verify; `link` (Bearer token required) for POST /me/wallets: the nonce is ' +
+        'bound to the wallet and to the signed-in user, and signs nothing else in',
+    ),
 });
 export type NonceQuery = z.infer<typeof NonceQuerySchema>;
 
@@ -60,13 +68,27 @@ export const VerifyBodySchema = z.object({
 });
 export type VerifyBody = z.infer<typeof VerifyBodySchema>;
 
+export const LinkedWalletSchema = z.object({
+  wallet: z.string().describe('Canonical wallet address'),
+  chain: ChainSchema,
+  linkedAt: isoTimestamp.describe('When it was linked (the first sign-in, for the wallet that created the user)'),
+  primary: z.boolean().describe("The user's primary wallet: the oldest linked one, named by User.wallet"),
+  lastLoginAt: isoTimestamp.nullable().describe('Latest sign-in with this wallet; null: none since it was linked'),
+});
+export type LinkedWallet = z.infer<typeof LinkedWalletSchema>;
+
 export const UserSchema = z.object({
   id: entityId.describe('User id'),
-  wallet: z.string().describe('Canonical wallet address (EIP-55 checksummed for EVM, as given for Solana)'),
+  wallet: z
+    .string()
+    .describe('Canonical address of the primary wallet (EIP-55 checksummed for EVM, as given for Solana)'),
   chain: ChainSchema,
   createdAt: isoTimestamp.describe('First sign-in, ISO 8601 UTC'),
   lastLoginAt: isoTimestamp.describe('Latest sign-in, ISO 8601 UTC'),
   followingCount: z.number().int().nonnegative().describe('Number of providers this user follows'),
+  wallets: z
+    .array(LinkedWalletSchema)
+    .describe('Every wallet that signs this user in, oldest first; `wallet` and `chain` above are the primary one'),
 });
 export type User = z.infer<typeof UserSchema>;
 
@@ -157,7 +179,20 @@ export const ProviderStatsSchema = z.object({
 });
 export type ProviderStats = z.infer<typeof ProviderStatsSchema>;
 
-export const PROVIDER_SORT_FIELDS = ['followerCount', 'createdAt', 'name', 'id'] as const;
+export const PROVIDER_SORT_FIELDS = [
+  'followerCount',
+  'createdAt',
+  'name',
+  'id',
+  // Performance figures (Version 3): nulls (a figure not published yet) last in both orders.
+  'roi7d',
+  'roi30d',
+  'roi90d',
+  'roiAll',
+  'maxDrawdown',
+  'winRate',
+  'tradingDays',
+] as const;
 export const ProviderSortFieldSchema = z.enum(PROVIDER_SORT_FIELDS);
 export type ProviderSortField = z.infer<typeof ProviderSortFieldSchema>;
 export const SortOrderSchema = z.enum(['asc', 'desc']);
@@ -203,7 +238,9 @@ export type CursorPageQuery = z.input<typeof CursorPageQuerySchema>;
 // an absent sortBy must be told apart from one that names another sort (refused).
 export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
   sortBy: ProviderSortFieldSchema.describe(
-    "Field to sort by: followerCount (default), createdAt, name (by code point) or id; with a cursor, the cursor's",
+    'Field to sort by: followerCount (default), createdAt, name (by code point), id, or a performance figure: ' +
+      'roi7d, roi30d, roi90d, roiAll (the roi…Pct figures), maxDrawdown, winRate, tradingDays; a provider without ' +
+      "the figure (null) comes last in both orders. With a cursor, the cursor's",
   ).optional(),
   order: SortOrderSchema.describe(
     "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",

@@ -8,7 +8,7 @@ export {
   type PoolStats,
   statementTimeout,
 } from './connect.js';
-export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
 export * from './follower.queries.js';
 export * from './idempotency.queries.js';
@@ -24,3 +24,4 @@ export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
+export * from './wallet.queries.js';

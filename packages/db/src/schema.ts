@@ -33,6 +33,8 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp;
   user_agent: string | null;
   ip: string | null;
+  /** The wallet that signed it in; null: signed before migration 0011, by the primary wallet. */
+  wallet: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
@@ -110,6 +112,18 @@ export interface CatalogueVersionsTable {
 }
 
 /**
+ * The wallets that sign a user in, one row each (a wallet belongs to one user at most). The
+ * user's primary wallet is also `users.wallet` (see migration 0011).
+ */
+export interface UserWalletsTable {
+  wallet: string;
+  chain: Chain;
+  user_id: number;
+  linked_at: Timestamp;
+  last_login_at: NullableTimestamp;
+}
+
+/**
  * The outbox (migration 0012): one row per event, written in the transaction of its change;
  * `position` (its place in the feed) is given by the sequencer once it committed.
  */
@@ -152,6 +166,7 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'user_wallets',
   'events',
   'service_keys',
   'provider_nav',
@@ -168,6 +183,7 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  user_wallets: UserWalletsTable;
   events: EventsTable;
   service_keys: ServiceKeysTable;
   provider_nav: ProviderNavTable;

@@ -7,13 +7,13 @@
 //
 // SIGNAL_API_URL points it elsewhere (default http://127.0.0.1:3000). It exits non-zero if
 // anything is off.
-import { createCatalogueClient, createClient } from '@signal/sdk';
+import { createClient, createServiceClient } from '@signal/sdk';
 
 const baseUrl = process.env.SIGNAL_API_URL ?? 'http://127.0.0.1:3000';
 const key = process.env.SIGNAL_KEY;
 if (!key) throw new Error('publisher: set SIGNAL_KEY to a service key (providers:write, stats:write) or ADMIN_KEY');
 
-const operator = createCatalogueClient({ baseUrl, key });
+const operator = createServiceClient({ baseUrl, key });
 const run = new Date().toISOString().slice(0, 10);
 
 // Idempotency keys name the operation, so a retry after a timeout never makes a second provider.

@@ -1,15 +1,14 @@
 /**
  * The operator's side of the catalogue for internal services holding a service key: provider
  * writes (`providers:write`) and performance publishing (`stats:write`). The methods are made
- * by `catalogueWriteMethods` over a transport and a key, so that a service client can spread
- * them into its own surface; `createCatalogueClient` is that surface on its own.
+ * by `catalogueWriteMethods` over a transport and a key, and `createServiceClient` (service-client.ts)
+ * spreads them into its surface.
  *
  * `idempotencyKey` (the `Idempotency-Key` header) makes a create or a publication safe to
  * retry: within 24 h the same key with the same input returns the first answer and changes
  * nothing, even while the first attempt is still running.
  */
-import { toSignalApiError } from './api-error.js';
-import { type CallContext, createTransport, type TransportClient } from './transport.js';
+import type { CallContext, TransportClient } from './transport.js';
 import type {
   PerformancePublishBody,
   ProviderArchived,
@@ -55,24 +54,4 @@ export function catalogueWriteMethods(trpc: TransportClient, token: string): Cat
     publishPerformance: (id, body, options) =>
       trpc.providers.publish.mutate({ id, ...body }, { context: context(options) }),
   };
-}
-
-export interface CatalogueClientOptions {
-  /** Where the API is served, e.g. `https://api.example.com`. */
-  baseUrl: string;
-  /** A service key (`sgk_…`) with `providers:write` and/or `stats:write`, or ADMIN_KEY. */
-  key: string;
-  /** A fetch implementation; default the global `fetch`. */
-  fetch?: typeof globalThis.fetch;
-}
-
-/** Provider writes and performance publishing with a service key (see {@link CatalogueWriteMethods}). */
-export function createCatalogueClient(options: CatalogueClientOptions): CatalogueWriteMethods {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const trpc = createTransport({
-    url: `${baseUrl}/trpc`,
-    fetch: options.fetch,
-    toError: (error) => toSignalApiError(error, baseUrl),
-  });
-  return catalogueWriteMethods(trpc, options.key);
 }

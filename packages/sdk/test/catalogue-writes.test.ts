@@ -4,7 +4,7 @@
  * read the chart with the public client, archive and restore; scope errors are typed.
  */
 import { randomBytes } from 'node:crypto';
-import { createCatalogueClient, createClient } from '@signal/sdk';
+import { createClient, createServiceClient } from '@signal/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failure, startApi, type TestApi } from './support/api.js';
 
@@ -12,7 +12,7 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 let api: TestApi;
 
 beforeAll(async () => {
-  api = await startApi({ ADMIN_KEY });
+  api = await startApi('postgres', { ADMIN_KEY });
 });
 afterAll(async () => {
   await api?.stop();
@@ -20,9 +20,9 @@ afterAll(async () => {
 
 const day = (offset: number) => new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
 
-describe('createCatalogueClient', () => {
+describe('createServiceClient', () => {
   it('creates, publishes (idempotently), charts, archives and restores a provider', async () => {
-    const operator = createCatalogueClient({ baseUrl: api.url, key: ADMIN_KEY });
+    const operator = createServiceClient({ baseUrl: api.url, key: ADMIN_KEY });
     const reader = createClient({ baseUrl: api.url });
     const key = `create-${randomBytes(6).toString('hex')}`;
     const created = await operator.createProvider({ name: ' SDK Desk ' }, { idempotencyKey: key });
@@ -50,9 +50,9 @@ describe('createCatalogueClient', () => {
   });
 
   it('a wrong key or input is a typed error', async () => {
-    const stranger = createCatalogueClient({ baseUrl: api.url, key: 'sgk_not_a_key' });
+    const stranger = createServiceClient({ baseUrl: api.url, key: 'sgk_not_a_key' });
     expect((await failure(stranger.createProvider({ name: 'X' }))).code).toBe('UNAUTHORIZED');
-    const operator = createCatalogueClient({ baseUrl: api.url, key: ADMIN_KEY });
+    const operator = createServiceClient({ baseUrl: api.url, key: ADMIN_KEY });
     const refused = await failure(operator.createProvider({ name: '' }));
     expect(refused.code).toBe('VALIDATION_ERROR');
     expect(refused.issues?.[0]?.path).toEqual(['name']);

@@ -9,9 +9,10 @@ import * as sessions from './0008-sessions.js';
 import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
 import * as idempotency from './0010b-idempotency.js';
+import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
-import * as nameSearch from './0014-name-search.js';
+import * as catalogueSearch from './0014-catalogue-search.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -22,10 +23,11 @@ export const migrations: Record<string, Migration> = {
   '0005-used-nonces': usedNonces,
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
-  '0012-events': events,
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
-  '0012b-event-feed': eventFeed,
-  '0014-name-search': nameSearch,
   '0010b-idempotency': idempotency,
+  '0011-user-wallets': userWallets,
+  '0012-events': events,
+  '0012b-event-feed': eventFeed,
+  '0014-catalogue-search': catalogueSearch,
 };
