@@ -13,6 +13,8 @@ import type {
   LinkedWallet,
   Nonce,
   PageQuery,
+  Performance,
+  PerformanceWindow,
   Provider,
   ProviderId,
   ProviderListQuery,
@@ -145,6 +147,8 @@ export interface SignalClient {
     get(id: ProviderId): Promise<Provider>;
     /** `GET /providers/{id}/stats`. */
     stats(id: ProviderId): Promise<ProviderStats>;
+    /** `GET /providers/{id}/performance`: the chart of a window (default `90d`) of its published NAV series. */
+    performance(id: ProviderId, window?: PerformanceWindow): Promise<Performance>;
     /** `POST /providers/{id}/follow` (signed in; idempotent). */
     follow(id: ProviderId): Promise<FollowResult>;
     /** `DELETE /providers/{id}/follow` (signed in; idempotent). */
@@ -383,6 +387,7 @@ export function createClient(options: ClientOptions): SignalClient {
       all: (query = {}) => walk(listProviders, query),
       get: (id) => trpc.providers.get.query({ id }),
       stats: (id) => trpc.providers.stats.query({ id }),
+      performance: (id, window) => trpc.providers.performance.query({ id, ...(window && { window }) }),
       follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
       unfollow: (id) => authed((context) => trpc.providers.unfollow.mutate({ id }, { context })),
     },

@@ -1,4 +1,5 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
+export type { CatalogueWriteMethods, WriteOptions } from './catalogue-writes.js';
 export {
   type ClientOptions,
   createClient,

@@ -7,6 +7,7 @@
  * To add a route: one method below, calling `trpc.<router>.<procedure>` with `{ context }`.
  */
 import { toSignalApiError } from './api-error.js';
+import { type CatalogueWriteMethods, catalogueWriteMethods } from './catalogue-writes.js';
 import { createTransport } from './transport.js';
 import { walk } from './walk.js';
 import type {
@@ -28,7 +29,8 @@ export interface ServiceClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-export interface SignalServiceClient {
+/** Key management, followers, and the catalogue writes of catalogue-writes.ts (provider writes, publishing). */
+export interface SignalServiceClient extends CatalogueWriteMethods {
   /** `POST /admin/keys` (`keys:manage`): a new key; its secret `key` is in this answer only. */
   createKey(body: CreateServiceKeyBody): Promise<CreatedServiceKey>;
   /** `GET /admin/keys` (`keys:manage`): a page of keys, newest first, revoked ones included. */
@@ -65,5 +67,6 @@ export function createServiceClient(options: ServiceClientOptions): SignalServic
     followersPage,
     followers: (id, { limit = 1000 } = {}) =>
       walk((query: { cursor?: string }) => followersPage(id, { limit, ...query }), {}),
+    ...catalogueWriteMethods(trpc, options.key),
   };
 }

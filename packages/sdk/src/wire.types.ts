@@ -58,6 +58,20 @@ export type RevokedSession = Outputs['sessions']['revoke'];
  * other session of the user: "sign out everywhere else") or `all`.
  */
 export type SignOutScope = NonNullable<Extract<Inputs['auth']['logout'], object>['scope']>;
+/** A provider as the operator's writes answer it: with `archived`. */
+export type ProviderWrite = Outputs['providers']['create'];
+/** Result of `archiveProvider(id)` (`DELETE /providers/{id}`); idempotent. */
+export type ProviderArchived = Outputs['providers']['archive'];
+/** `POST /providers`: `name` (trimmed, 1..100 characters), optional `description` and https `avatarUrl`. */
+export type ProviderCreateBody = Inputs['providers']['create'];
+/** `PATCH /providers/{id}`: any non-empty subset of the fields, and `archived` to archive or restore. */
+export type ProviderPatch = Omit<Inputs['providers']['update'], 'id'>;
+/** `POST /providers/{id}/performance`: daily NAV `points` (≤ 1,000, upserted by date) and/or `signals`. */
+export type PerformancePublishBody = Omit<Inputs['providers']['publish'], 'id'>;
+/** `GET /providers/{id}/performance`: the chart of one window, as of the series' last date. */
+export type Performance = Outputs['providers']['performance'];
+/** A chart window: `7d`, `30d`, `90d` (default), `1y` (365 days) or `all`. */
+export type PerformanceWindow = Performance['window'];
 /** A provider id: a positive integer. */
 export type ProviderId = Inputs['providers']['get']['id'];
 /** The contract's error codes. */
