@@ -50,7 +50,7 @@ describe('matching', () => {
     const body = expectError(reply, 404, 'NOT_FOUND');
     expect(body.message).toBe('GET is not served on /providers/1/follow; it takes POST, DELETE');
     const put = expectError(await call(api, 'PUT', '/providers'), 404, 'NOT_FOUND');
-    expect(put.message).toBe('PUT is not served on /providers; it takes GET');
+    expect(put.message).toBe('PUT is not served on /providers; it takes GET, POST');
   });
 
   it('an unknown path is "No such endpoint"', async () => {
