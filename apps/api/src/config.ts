@@ -86,6 +86,8 @@ const EnvSchema = z.object({
   AUTH_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
   FOLLOW_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
   READ_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
+  NEW_USER_RATE_LIMIT_PER_HOUR: withDefault(integer(0, 1_000_000), '10'),
+  NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: withDefault(integer(0, 1_000_000), '30'),
   JWT_PRIVATE_KEY: optional(pem),
   JWT_PREVIOUS_PUBLIC_KEYS: optional(z.string()),
   JWT_ISSUER: withDefault(z.string(), 'signal-auth'),
@@ -155,6 +157,10 @@ export interface Config {
   authRateLimitPerMinute: number;
   followRateLimitPerMinute: number;
   readRateLimitPerMinute: number;
+  /** New accounts an hour per client address (IPv6: per /64); 0 = off. */
+  newUserRateLimitPerHour: number;
+  /** New accounts an hour per IPv6 /56 (a home or office allocation of 256 /64s); 0 = off. */
+  newUserRateLimitPerHourPer56: number;
   jwtPrivateKey: string | undefined;
   jwtPreviousPublicKeys: string[];
   jwtIssuer: string;
@@ -241,6 +247,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     followRateLimitPerMinute: e.FOLLOW_RATE_LIMIT_PER_MINUTE,
     readRateLimitPerMinute: e.READ_RATE_LIMIT_PER_MINUTE,
+    newUserRateLimitPerHour: e.NEW_USER_RATE_LIMIT_PER_HOUR,
+    newUserRateLimitPerHourPer56: e.NEW_USER_RATE_LIMIT_PER_HOUR_PER_56,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtPreviousPublicKeys: previous,
     jwtIssuer: e.JWT_ISSUER,

@@ -10,6 +10,7 @@ export {
 export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './new-user-limit.queries.js';
 export * from './provider.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
