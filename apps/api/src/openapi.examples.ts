@@ -10,6 +10,8 @@
 import type {
   CreatedServiceKey,
   CreateServiceKeyBody,
+  Event,
+  EventPage,
   FollowedProviderPage,
   FollowResult,
   Jwks,
@@ -117,6 +119,9 @@ export const provider = {
   avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
   followerCount: 7,
   createdAt: '2026-08-20T22:27:03.902Z',
+  roi30dPct: -6.82,
+  maxDrawdownPct: 47.12,
+  winRate: 0.7465,
 } satisfies Provider;
 
 export const providerPage = {
@@ -128,6 +133,9 @@ export const providerPage = {
       avatarUrl: '/avatars/9f2b61c0a4d3e785.svg',
       followerCount: 421,
       createdAt: '2025-07-16T06:11:53.203Z',
+      roi30dPct: 12.4,
+      maxDrawdownPct: 18.9,
+      winRate: 0.5812,
     },
     provider,
   ],
@@ -151,6 +159,12 @@ export const providerStats = {
   maxDrawdownPct: 47.12,
   lastSignalAt: '2026-11-21T21:58:35.971Z',
   updatedAt: '2026-11-23T04:34:11.110Z',
+  roi7dPct: 1.37,
+  roi30dPct: -6.82,
+  roi90dPct: -12.05,
+  roiAllPct: -41.35,
+  tradingDays: 88,
+  asOf: '2026-11-22',
 } satisfies ProviderStats;
 
 export const followResult = { providerId: 5, following: true, followerCount: 8 } satisfies FollowResult;
@@ -222,3 +236,22 @@ export const serviceKeyPage = {
   totalPages: 1,
   nextCursor: null,
 } satisfies ServiceKeyPage;
+export const event = {
+  id: 'evt_0b6f9c2e4d1a4f7e9c3b5a8d2e6f1c04',
+  type: 'follow.created',
+  occurredAt: '2026-11-23T10:42:00.000Z',
+  data: { userId: 42, providerId: 5, followerCount: 1289 },
+} satisfies Event;
+
+export const eventPage = {
+  items: [
+    event,
+    {
+      id: 'evt_7a3d5e1f9b2c4a6e8d0f1b3c5e7a9d2f',
+      type: 'session.revoked',
+      occurredAt: '2026-11-23T10:42:01.000Z',
+      data: { userId: 42, sessionId: '3f6c1a9e-8b2d-4c57-9e0a-7d41b5c2e8f3' },
+    },
+  ],
+  nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
+} satisfies EventPage;

@@ -121,7 +121,7 @@ async function checkRefusals(api: TestApi, token: string, otherToken: string) {
     [`/providers?cursor=${payload}`, 'cursor'],
     ['/providers?cursor=not-a-cursor', 'cursor'],
     ['/providers?cursor=', 'cursor'],
-    [`/providers?cursor=${'a'.repeat(600)}.${mac}`, 'cursor'],
+    [`/providers?cursor=${'a'.repeat(1100)}.${mac}`, 'cursor'],
     [`/me/following?cursor=${cursor}`, 'cursor'],
   ];
   for (const [path, field] of cases) {

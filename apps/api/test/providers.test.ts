@@ -79,6 +79,9 @@ const providerShape = {
   avatarUrl: expect.toSatisfy((v: unknown) => v === null || typeof v === 'string'),
   followerCount: expect.any(Number),
   createdAt: expect.stringMatching(ISO),
+  roi30dPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
+  maxDrawdownPct: expect.any(Number),
+  winRate: expect.any(Number),
 };
 
 async function countFollowsSince(api: TestApi, providerId: number, since: Date): Promise<number> {
@@ -101,7 +104,17 @@ async function checkDefaults(api: TestApi, total: number) {
   expect(reply.body.items).toHaveLength(Math.min(20, total));
   for (const item of reply.body.items) {
     expect(item).toEqual(providerShape);
-    expect(Object.keys(item).sort()).toEqual(['avatarUrl', 'createdAt', 'description', 'followerCount', 'id', 'name']);
+    expect(Object.keys(item).sort()).toEqual([
+      'avatarUrl',
+      'createdAt',
+      'description',
+      'followerCount',
+      'id',
+      'maxDrawdownPct',
+      'name',
+      'roi30dPct',
+      'winRate',
+    ]);
   }
   const rows = await dbProviders(api);
   const expected = expectedOrder(rows, 'followerCount', 'desc').slice(0, 20);
@@ -173,7 +186,21 @@ async function checkStats(api: TestApi, ids: number[]) {
       maxDrawdownPct: expect.any(Number),
       lastSignalAt: stats.lastSignalAt === null ? null : expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
+      roi7dPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
+      roi30dPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
+      roi90dPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
+      roiAllPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
+      tradingDays: expect.any(Number),
+      asOf: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
     });
+    // The list row carries the same figures as the stats.
+    const row30 = await call(api, 'GET', `/providers/${id}`);
+    expect(row30.body).toMatchObject({
+      roi30dPct: stats.roi30dPct,
+      maxDrawdownPct: stats.maxDrawdownPct,
+      winRate: stats.winRate,
+    });
+    expect(stats.totalReturnPct).toBe(stats.roiAllPct ?? 0);
     expect(stats.winRate).toBeGreaterThanOrEqual(0);
     expect(stats.winRate).toBeLessThanOrEqual(1);
     expect(Number.isInteger(stats.totalSignals) && stats.totalSignals >= 0).toBe(true);

@@ -50,7 +50,8 @@ const SORT: Record<string, string> = {
   name: 'name',
   id: 'id',
 };
-const COLUMNS = 'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at';
+const COLUMNS =
+  'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate';
 const DIGITS = /^[0-9]+$/;
 
 function fail(reply: FastifyReply, status: number, code: string, message: string) {
@@ -64,7 +65,8 @@ function pageQuery(query: Record<string, string | undefined>) {
   let after: { key: string | number; id: number } | undefined;
   if (cursor !== undefined) {
     const at = cursors.open(cursor);
-    if (page !== undefined || !at || at.kind !== 'providers') return null;
+    // The baseline serves the sorts whose keys are never null.
+    if (page !== undefined || !at || at.kind !== 'providers' || at.key === null) return null;
     if ((sortBy ?? at.sortBy) !== at.sortBy || (order ?? at.order) !== at.order) return null;
     ({ sortBy, order } = at);
     after = { key: at.key, id: at.id };
@@ -130,7 +132,7 @@ async function listPage(query: Record<string, string | undefined>, reply: Fastif
         : `(p.${q.column}, p.id) ${op} (cast($3 as ${CASTS[q.column]})${collate}, $1)`;
     const values = q.column === 'id' ? [q.after.id, q.limit + 1] : [q.after.id, q.limit + 1, q.after.key];
     const { rows } = await pool.query<PageRow>(
-      `select ${columns} from providers p where ${where} order by ${q.orderBy('p.')} limit $2`,
+      `select ${columns} from providers p where p.archived_at is null and ${where} order by ${q.orderBy('p.')} limit $2`,
       values,
     );
     const more = rows.length > q.limit;
@@ -140,8 +142,8 @@ async function listPage(query: Record<string, string | undefined>, reply: Fastif
   let rows: PageRow[] = [];
   if (q.offset < total) {
     const text = deferred
-      ? `select ${columns} from providers p inner join (select id from providers order by ${q.orderBy('')} limit $1 offset $2) k on k.id = p.id order by ${q.orderBy('p.')}`
-      : `select ${columns} from providers p order by ${q.orderBy('p.')} limit $1 offset $2`;
+      ? `select ${columns} from providers p inner join (select id from providers where archived_at is null order by ${q.orderBy('')} limit $1 offset $2) k on k.id = p.id order by ${q.orderBy('p.')}`
+      : `select ${columns} from providers p where p.archived_at is null order by ${q.orderBy('p.')} limit $1 offset $2`;
     rows = (await pool.query<PageRow>(text, [q.limit, q.offset])).rows;
   }
   const last = rows[rows.length - 1];
@@ -204,7 +206,9 @@ app.get('/offset/providers', (req, reply) => listPage(req.query as Record<string
 app.get('/providers/:id', async (req, reply) => {
   const id = providerId(req.params);
   if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid id');
-  const { rows } = await pool.query(`select ${COLUMNS} from providers p where p.id = $1`, [id]);
+  const { rows } = await pool.query(`select ${COLUMNS} from providers p where p.id = $1 and p.archived_at is null`, [
+    id,
+  ]);
   return rows[0] ? toProvider(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 });
 
@@ -215,11 +219,12 @@ app.get('/providers/:id/stats', async (req, reply) => {
   if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid id');
   const now = Date.now();
   const { rows } = await pool.query(
-    `select p.id, p.follower_count, p.created_at, s.total_signals, s.win_rate, s.avg_return_pct, s.total_return_pct,
-            s.max_drawdown_pct, s.last_signal_at, s.updated_at,
+    `select p.id, p.follower_count, p.created_at, p.total_signals, p.win_rate, p.avg_return_pct, p.max_drawdown_pct,
+            p.last_signal_at, p.stats_updated_at, p.roi_7d_pct, p.roi_30d_pct, p.roi_90d_pct, p.roi_all_pct,
+            p.trading_days, to_char(p.as_of, 'YYYY-MM-DD') as as_of,
             (select count(*) from follows f where f.provider_id = p.id and f.created_at > $1) as gained_7d,
             (select count(*) from follows f where f.provider_id = p.id and f.created_at > $2) as gained_30d
-     from providers p left join provider_stats s on s.provider_id = p.id where p.id = $3`,
+     from providers p where p.id = $3 and p.archived_at is null`,
     [new Date(now - 7 * DAY_MS), new Date(now - 30 * DAY_MS), id],
   );
   return rows[0] ? toProviderStats(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);

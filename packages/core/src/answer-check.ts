@@ -46,8 +46,8 @@ interface Schema {
   _zod: { def: Def; values?: Set<unknown> };
 }
 
-/** Formats whose whole check is their pattern (the ones the wire schemas use). */
-const PATTERN_FORMATS = new Set(['datetime']);
+/** Formats whose whole check is their pattern (the ones the wire schemas use: timestamps, calendar dates). */
+const PATTERN_FORMATS = new Set(['datetime', 'date']);
 
 /** zod's ranges of its integer formats (`.int()` is safeint). */
 const INTEGER_RANGES: Record<string, [number, number]> = {

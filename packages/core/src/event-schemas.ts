@@ -4,7 +4,7 @@
  * otherwise have to read back at once (a follow's count after it); the rest is one read away.
  */
 import { z } from 'zod';
-import { ChainSchema } from './schemas.js';
+import { ChainSchema, integerParam, MAX_CURSOR_LENGTH } from './schemas.js';
 import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
 
 const id = z.number().int().positive();
@@ -60,3 +60,42 @@ export const EventSchema = z
   )
   .describe('An event: `data` depends on `type` (docs/events.md)') as unknown as z.ZodType<Event>;
 export type Event = { [T in EventType]: { id: string; type: T; occurredAt: string; data: EventData<T> } }[EventType];
+
+export const MAX_FEED_LIMIT = 1_000;
+export const DEFAULT_FEED_LIMIT = 100;
+
+/** `types=a,b`: a comma-separated list of event types (an array from a tRPC client). */
+const eventTypesParam = z
+  .preprocess(
+    (value) => (typeof value === 'string' ? value.split(',') : value),
+    z
+      .array(
+        z.enum(EVENT_TYPES, { error: (issue) => `unknown event type ${JSON.stringify(issue.input)}` }),
+        'must be a comma-separated list of event types',
+      )
+      .min(1, 'must name at least one event type'),
+  )
+  .describe(`Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`) as unknown as z.ZodType<
+  EventType[],
+  string
+>;
+
+export const EventFeedQuerySchema = z.object({
+  after: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
+    .describe('The `nextCursor` of the previous page; from the oldest retained event without it')
+    .optional(),
+  limit: integerParam(`Events per page, 1..${MAX_FEED_LIMIT}`, 1, MAX_FEED_LIMIT).default(DEFAULT_FEED_LIMIT),
+  types: eventTypesParam.optional(),
+});
+export type EventFeedQuery = z.input<typeof EventFeedQuerySchema>;
+
+export const EventPageSchema = z.object({
+  items: z.array(EventSchema).describe('Events oldest first, in commit order'),
+  nextCursor: z
+    .string()
+    .describe('Where to read on: pass it as `after` next time (unchanged when nothing new has committed)'),
+});
+export type EventPage = z.infer<typeof EventPageSchema>;

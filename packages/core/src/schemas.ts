@@ -3,33 +3,13 @@
  * the OpenAPI document is generated from them, and the SDK infers its types from them.
  */
 import { z } from 'zod';
+import { ProviderFilterShape } from './catalogue-search.js';
 import { ERROR_CODES } from './errors.js';
+import { integerParam } from './query-params.js';
+
+export { integerParam };
+
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
-
-const DECIMAL_DIGITS = /^[0-9]+$/;
-
-/**
- * An integer that REST sends as plain decimal digits in a query or path, and tRPC sends as a
- * JSON number. Digits become a number before validation; anything else (`1e1`, `0x10`, `1.5`,
- * empty) is left as a string and fails as "expected number". A preprocess rather than
- * `z.coerce` because coercion would accept exactly the spellings the contract rejects.
- * The cast only narrows the static input type to `number` for typed clients.
- */
-export function integerParam(description: string, min: number, max: number) {
-  return z
-    .preprocess(
-      (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
-      z
-        .number({
-          // Missing: zod's own message, as for every other missing field.
-          error: (issue) => (issue.input === undefined ? undefined : 'must be an integer in plain decimal digits'),
-        })
-        .int('must be an integer')
-        .min(min, `must be at least ${min}`)
-        .max(max, `must be at most ${max}`),
-    )
-    .describe(description) as unknown as z.ZodType<number, number>;
-}
 
 const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 const entityId = z.number().int().positive();
@@ -107,8 +87,11 @@ export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_PAGE_LIMIT = 100;
 export const DEFAULT_PAGE_LIMIT = 20;
-/** Generous for any sort key this service has; a longer cursor is refused before any work. */
-export const MAX_CURSOR_LENGTH = 512;
+/**
+ * Generous for any sort key this service has and the longest filter set a cursor carries (a
+ * 100-character search); a longer cursor is refused before any work.
+ */
+export const MAX_CURSOR_LENGTH = 1024;
 
 export const ProviderSchema = z.object({
   id: entityId.describe('Provider id'),
@@ -117,6 +100,16 @@ export const ProviderSchema = z.object({
   avatarUrl: z.string().nullable().describe('Avatar image URL (may be relative to this service), or null'),
   followerCount: z.number().int().nonnegative().describe('Current number of followers'),
   createdAt: isoTimestamp,
+  // The same figures as the provider's Stats (see performance.ts), so that a list row can show them.
+  roi30dPct: z
+    .number()
+    .nullable()
+    .describe('Return over the 30 days up to the last published point, percent; null when the series is younger'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the published NAV series, percent (0 when it never fell)'),
+  winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1 (0 with no signals)'),
 });
 export type Provider = z.infer<typeof ProviderSchema>;
 
@@ -124,6 +117,19 @@ export const FollowedProviderSchema = ProviderSchema.extend({
   followedAt: isoTimestamp.describe('When the current user followed this provider'),
 });
 export type FollowedProvider = z.infer<typeof FollowedProviderSchema>;
+
+/** A calendar day, `YYYY-MM-DD` (a real date: no 2025-02-30). */
+export const isoDate = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+
+function roiPct(days: number) {
+  return z
+    .number()
+    .nullable()
+    .describe(
+      `(NAV at asOf / NAV ${days} days before asOf − 1) × 100, percent, the earlier NAV being the latest point on or ` +
+        'before that day; null when no point is that old',
+    );
+}
 
 export const ProviderStatsSchema = z.object({
   providerId: entityId,
@@ -133,10 +139,21 @@ export const ProviderStatsSchema = z.object({
   totalSignals: z.number().int().nonnegative().describe('Signals published'),
   winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1'),
   avgReturnPct: z.number().describe('Mean return per signal, percent'),
-  totalReturnPct: z.number().describe('Cumulative return, percent'),
-  maxDrawdownPct: z.number().describe('Largest fall from a peak, percent, as a positive magnitude'),
+  totalReturnPct: z.number().describe('Cumulative return, percent: roiAllPct when there is one, else 0'),
+  maxDrawdownPct: z
+    .number()
+    .nonnegative()
+    .describe('Largest fall from a peak of the NAV series, percent, as a positive magnitude (0 when it never fell)'),
   lastSignalAt: isoTimestamp.nullable().describe('Latest signal, ISO 8601 UTC, or null if none'),
-  updatedAt: isoTimestamp.describe('When these figures were computed, ISO 8601 UTC'),
+  updatedAt: isoTimestamp.describe('When these figures were last published, ISO 8601 UTC (creation before that)'),
+  roi7dPct: roiPct(7),
+  roi30dPct: roiPct(30),
+  roi90dPct: roiPct(90),
+  roiAllPct: z.number().nullable().describe('(last NAV / first NAV − 1) × 100, percent; null with fewer than 2 points'),
+  tradingDays: z.number().int().nonnegative().describe('Number of points of the published NAV series'),
+  asOf: isoDate
+    .nullable()
+    .describe("Date of the series' last point, which every figure is computed from; null with none"),
 });
 export type ProviderStats = z.infer<typeof ProviderStatsSchema>;
 
@@ -191,6 +208,7 @@ export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
   order: SortOrderSchema.describe(
     "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",
   ).optional(),
+  ...ProviderFilterShape,
 });
 export type ProviderListQuery = z.input<typeof ProviderListQuerySchema>;
 

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileAnswerCheck } from '../src/answer-check.js';
+import { PerformanceSchema, ProviderArchivedSchema, ProviderWriteSchema } from '../src/catalogue-schemas.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
@@ -31,6 +32,9 @@ const provider = {
   avatarUrl: '/avatars/c3ccf305ec0f393f.svg',
   followerCount: 7,
   createdAt: at,
+  roi30dPct: -6.82,
+  maxDrawdownPct: 0,
+  winRate: 0.5,
 };
 const user = {
   id: 1,
@@ -78,8 +82,30 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
       maxDrawdownPct: 41.94,
       lastSignalAt: null,
       updatedAt: at,
+      roi7dPct: 1.5,
+      roi30dPct: null,
+      roi90dPct: null,
+      roiAllPct: -79.76,
+      tradingDays: 12,
+      asOf: '2026-11-22',
     },
   ],
+  ['ProviderWrite', ProviderWriteSchema, { ...provider, roi30dPct: null, archived: true }],
+  ['ProviderArchived', ProviderArchivedSchema, { id: 5, archived: true }],
+  [
+    'Performance',
+    PerformanceSchema,
+    {
+      providerId: 5,
+      window: '90d',
+      asOf: '2028-02-29',
+      points: [
+        { date: '2028-02-28', roiPct: 0, drawdownPct: 0 },
+        { date: '2028-02-29', roiPct: -1.25, drawdownPct: 1.25 },
+      ],
+    },
+  ],
+  ['empty Performance', PerformanceSchema, { providerId: 5, window: 'all', asOf: null, points: [] }],
   ['FollowResult', FollowResultSchema, { providerId: 5, following: true, followerCount: 8 }],
   ['UnfollowResult', UnfollowResultSchema, { providerId: 5, following: false, followerCount: 7 }],
   ['User', UserSchema, user],
@@ -148,6 +174,11 @@ const WRONG: unknown[] = [
   [],
   {},
   '2026-02-30T00:00:00Z',
+  '2026-02-29',
+  '2028-02-29',
+  '2026-11-23',
+  '2026-11-23\n',
+  '2026-1-23',
   '2026-02-29T00:00:00.000Z',
   '2028-02-29T00:00:00.000Z',
   '2026-11-23T10:00:00+01:00',

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type DialectAdapter, Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DirectKysely } from './compiled-query.js';
@@ -172,7 +173,13 @@ function createPglite(dataDir: string | undefined): DatabaseHandle {
     // Private: the database's files are nobody else's to read.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
-  const pglite = new PGlite(dir, { parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber } });
+  // One options object: PGlite ignores its second argument when the first (the directory) is
+  // undefined, as it is in memory. pg_trgm: the name search's trigram index (migration 0014).
+  const pglite = new PGlite({
+    ...(dir === undefined ? {} : { dataDir: dir }),
+    parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber },
+    extensions: { pg_trgm },
+  });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,

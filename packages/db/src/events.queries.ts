@@ -5,15 +5,13 @@
  * handle's own `db` on its own: the event must commit or roll back with its change). A hot
  * single statement may instead insert into `events` from one of its CTEs, as sign-in does.
  *
- * Ordering: an event's feed position is its transaction's id (then its order within the
- * transaction). A transaction gets its id at its first write, so two transactions that change
- * the same row get ids in the order they commit when that row's write (or `select … for update`
- * of it) is the transaction's first write: the second one takes its id while waiting for the
- * first one's lock, after the first one took its own. Make the changed entity's row the first
- * thing a transaction that announces it writes or locks.
+ * Ordering (migration 0012): an event's `seq` is taken when it is inserted; the sequencer below
+ * gives it its feed position once it committed. Call `appendEvents` after the change's own
+ * writes in its transaction (so after its row locks): two transactions changing the same row
+ * then announce it in the order they commit.
  */
-import type { EventDraft } from '@signal/core';
-import type { Kysely } from 'kysely';
+import type { Event, EventDraft, EventType } from '@signal/core';
+import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 
@@ -30,4 +28,116 @@ export async function appendEvents(trx: Kysely<Database>, events: readonly Event
       .insertInto('events')
       .values(events.map((_, i) => ({ type: list[2 * i] as string, data: list[2 * i + 1] as string }))),
   );
+}
+
+/**
+ * Numbers the committed events that have no feed position yet, in `seq` order, after the last
+ * position given; up to `batchSize` of them. One server at a time: the others skip (0) while one
+ * holds the state row, and the batch is read after that lock is taken, so it never numbers an
+ * event twice and each batch numbers above the last. Returns how many it numbered.
+ */
+export async function sequenceEvents(db: Kysely<Database>, batchSize = 5_000): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const state = await trx
+      .selectFrom('event_feed_state')
+      .select('last_position')
+      .forUpdate()
+      .skipLocked()
+      .executeTakeFirst();
+    if (!state) return 0;
+    const result = await sql<{ numbered: string }>`
+      with batch as (
+        select seq, row_number() over (order by seq) as n
+        from events where position is null order by seq limit ${batchSize}
+      ), numbered as (
+        update events e set position = ${state.last_position}::bigint + batch.n
+        from batch where e.seq = batch.seq returning 1
+      )
+      update event_feed_state set last_position = last_position + (select count(*) from numbered)
+      returning last_position - ${state.last_position}::bigint as numbered
+    `.execute(trx);
+    return Number(result.rows[0]?.numbered ?? 0);
+  });
+}
+
+export interface FeedRequest {
+  /** The position read up to (exclusive); '0' for the start of the feed. */
+  after: string;
+  limit: number;
+  /** Only these types; all when undefined. */
+  types?: readonly EventType[];
+}
+
+export interface FeedPage {
+  items: Event[];
+  /** The position to read after next: the last item's, or past what the type filter skipped. */
+  last: string;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  data: unknown;
+  occurred_at: Date;
+  position: string;
+}
+
+/** The one place a stored event becomes a wire Event. */
+export function toEvent(row: Pick<EventRow, 'id' | 'type' | 'data' | 'occurred_at'>): Event {
+  return { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), data: row.data } as Event;
+}
+
+/**
+ * Up to `limit` sequenced events after the position `after`, in feed order. Read in one statement
+ * (one snapshot) with the last position given so far, so a filtered page that comes back short
+ * can move its cursor past everything the filter skipped, and nothing that arrives meanwhile.
+ */
+export async function readFeed(db: Kysely<Database>, request: FeedRequest): Promise<FeedPage> {
+  const types = request.types ? sql`and e.type = any(${[...request.types]}::text[])` : sql``;
+  const result = await sql<EventRow & { last_position: string }>`
+    select p.*, m.last_position
+    from (select coalesce(max(position), 0)::text as last_position from events) m
+    left join lateral (
+      select e.id, e.type, e.data, e.occurred_at, e.position::text as position from events e
+      where e.position > ${request.after}::bigint ${types}
+      order by e.position limit ${request.limit}
+    ) p on true
+  `.execute(db);
+  const rows = result.rows.filter((row) => row.position !== null);
+  const lastGiven = result.rows[0]?.last_position ?? '0';
+  const full = rows.length === request.limit;
+  let last = full ? rows.at(-1)!.position : lastGiven;
+  // Never back: after a purge of everything, the last position given may read as 0.
+  if (BigInt(last) < BigInt(request.after)) last = request.after;
+  return { items: rows.map(toEvent), last };
+}
+
+/** The feed position of the event `id`, or undefined when there is none (unknown, purged). */
+export async function eventPosition(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select(sql<string | null>`position::text`.as('position'))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.position ?? undefined;
+}
+
+/** Deletes events older than `before`, in bounded batches; how many. */
+export async function purgeEvents(
+  db: Kysely<Database>,
+  options: { before: Date; batchSize?: number; maxBatches?: number },
+): Promise<number> {
+  const batchSize = options.batchSize ?? 1_000;
+  let total = 0;
+  for (let i = 0; i < (options.maxBatches ?? 100); i++) {
+    const result = await sql`
+      delete from events where seq in (
+        select seq from events where occurred_at < ${options.before} and position is not null
+        limit ${batchSize} for update skip locked)
+    `.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0);
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  return total;
 }

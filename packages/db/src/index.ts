@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-write.queries.js';
 export {
   type Backend,
   createDatabase,
@@ -11,7 +12,9 @@ export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
 export * from './events.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './new-user-limit.queries.js';
+export * from './performance.queries.js';
 export * from './provider.queries.js';
+export { containsPattern, listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';

@@ -1,41 +1,35 @@
-import type {
-  FollowedProvider,
-  FollowResult,
-  Provider,
-  ProviderSortField,
-  ProviderStats,
-  SortOrder,
-  UnfollowResult,
-} from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import type { FollowedProvider, FollowResult, Provider, ProviderStats, UnfollowResult } from '@signal/core';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isForeignKeyViolation } from './errors.js';
 import type { Database } from './schema.js';
 
-const SORT_COLUMNS = {
-  followerCount: 'follower_count',
-  createdAt: 'created_at',
-  name: 'name',
-  id: 'id',
-} as const satisfies Record<ProviderSortField, string>;
-
-const PROVIDER_COLUMNS = [
+export const PROVIDER_COLUMNS = [
   'p.id',
   'p.name',
   'p.description',
   'p.avatar_url',
   'p.follower_count',
   'p.created_at',
+  'p.roi_30d_pct',
+  'p.max_drawdown_pct',
+  'p.win_rate',
 ] as const;
 
-interface ProviderRow {
+export interface ProviderRow {
   id: number;
   name: string;
   description: string | null;
   avatar_url: string | null;
   follower_count: number;
   created_at: Date;
+  roi_30d_pct: number | null;
+  max_drawdown_pct: number;
+  win_rate: number;
 }
+
+/** Only providers the public sees (not archived): every public read and the sort indexes' predicate. */
+export const PUBLIC_PROVIDER = sql<boolean>`p.archived_at is null`;
 
 /** The one place a provider row becomes a wire Provider; fields listed so no column leaks. */
 export function toProvider(row: ProviderRow): Provider {
@@ -46,6 +40,9 @@ export function toProvider(row: ProviderRow): Provider {
     avatarUrl: row.avatar_url,
     followerCount: row.follower_count,
     createdAt: row.created_at.toISOString(),
+    roi30dPct: row.roi_30d_pct,
+    maxDrawdownPct: row.max_drawdown_pct,
+    winRate: row.win_rate,
   };
 }
 
@@ -56,7 +53,8 @@ export interface PageRequest {
 
 /** Where a cursor points: the sort key and id of the last item served. */
 export interface CursorAt {
-  key: string | number;
+  /** null: the last item's sort key was null (nulls sort last). */
+  key: string | number | null;
   id: number;
 }
 
@@ -112,7 +110,7 @@ export async function countProviders(db: Kysely<Database>): Promise<number> {
  * The catalogue total and version in one read. The version (sum of the slots of migration
  * 0007) rises with every committed change of any provider, follows included.
  */
-async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
+export async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
   const [row] = await runCompiled(db, 'catalogueState', [], () =>
     db
       .selectFrom('catalogue_counters')
@@ -129,7 +127,11 @@ export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
 /** A provider's version alone (undefined if there is no such provider): a detail revalidation. */
 export async function providerVersion(db: Kysely<Database>, id: number): Promise<string | undefined> {
   const [row] = await runCompiled(db, 'providerVersion', [id], (providerId) =>
-    db.selectFrom('providers').select(sql<string>`version::text`.as('version')).where('id', '=', providerId),
+    db
+      .selectFrom('providers as p')
+      .select(sql<string>`p.version::text`.as('version'))
+      .where('p.id', '=', providerId)
+      .where(PUBLIC_PROVIDER),
   );
   return row?.version;
 }
@@ -141,102 +143,6 @@ export async function providerVersion(db: Kysely<Database>, id: number): Promise
 export const exactTimestamp = (column: string) =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** How a cursor's key is typed against its column (name compares by code point, as it sorts). */
-const KEY_CASTS: Record<Exclude<(typeof SORT_COLUMNS)[ProviderSortField], 'id'>, { before: string; after: string }> = {
-  follower_count: { before: 'cast(', after: ' as integer)' },
-  created_at: { before: 'cast(', after: ' as timestamptz)' },
-  name: { before: 'cast(', after: ' as text) collate "C"' },
-};
-
-/** The sort key of a row as a cursor carries it. */
-function sortKey(row: ProviderRow & { cursor_key?: string }, sortBy: ProviderSortField): string | number {
-  if (sortBy === 'followerCount') return row.follower_count;
-  if (sortBy === 'name') return row.name;
-  if (sortBy === 'id') return Number(row.id);
-  return row.cursor_key as string;
-}
-
-/**
- * One page of the catalogue, by page number or after a cursor.
- *
- * By page: the page's ids come from an index-only scan of the sort index (which ends in id, the
- * tie-break), and only those rows are then fetched: a deep page skips index entries instead of
- * whole rows (a "deferred join"), but still O(offset).
- *
- * By cursor (keyset): the rows strictly after (key, id) in the order, read straight from the
- * same index: the same cost at any depth. One extra row says whether there is a next page.
- */
-export async function listProviders(
-  db: Kysely<Database>,
-  request: Paging & { sortBy: ProviderSortField; order: SortOrder },
-  observe?: VersionSink,
-): Promise<PageResult<Provider>> {
-  // The version is read before the rows: a change committed in between then makes the answer
-  // newer than its version (a needless 200 later), never older (a wrong 304).
-  const { total, version } = await catalogueState(db);
-  if (observe) observe.version = version;
-  const column = SORT_COLUMNS[request.sortBy];
-  const { order, limit, after, seal } = request;
-  const position = (row: ProviderRow & { cursor_key?: string }) => ({
-    key: sortKey(row, request.sortBy),
-    id: Number(row.id),
-  });
-  const withKey = column === 'created_at' ? [exactTimestamp('p.created_at').as('cursor_key')] : [];
-  if (after) {
-    // Unprepared like the page query: planned with its LIMIT known.
-    const rows = await runCompiled(
-      db,
-      `providersAfter:${column}:${order}`,
-      [after.key, after.id, limit + 1],
-      (key, id, take) => {
-        const comparison = order === 'desc' ? sql.raw('<') : sql.raw('>');
-        let page = db
-          .selectFrom('providers as p')
-          .select([...PROVIDER_COLUMNS, ...withKey])
-          .where(
-            column === 'id'
-              ? sql<boolean>`p.id ${comparison} ${id}`
-              : sql<boolean>`(${sql.ref(`p.${column}`)}, p.id) ${comparison} (${sql.raw(KEY_CASTS[column].before)}${key}${sql.raw(KEY_CASTS[column].after)}, ${id})`,
-          )
-          .orderBy(`p.${column}`, order);
-        if (column !== 'id') page = page.orderBy('p.id', order);
-        return page.limit(take);
-      },
-      { prepare: false },
-    );
-    const more = rows.length > limit;
-    const items = more ? rows.slice(0, limit) : rows;
-    const last = items.at(-1);
-    return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
-  }
-  const page = request.page ?? 1;
-  const offset = (page - 1) * limit;
-  if (offset >= total) return pageResult([], { page, limit }, total);
-  // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
-  // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
-  // providers) must not become possible for any mix of pages.
-  const rows = await runCompiled(
-    db,
-    `listProviders:${column}:${order}`,
-    [limit, offset],
-    (take, skip) => {
-      let keys = db.selectFrom('providers').select('id').orderBy(column, order);
-      if (column !== 'id') keys = keys.orderBy('id', order);
-      let rowsOfPage = db
-        .selectFrom('providers as p')
-        .innerJoin(keys.limit(take).offset(skip).as('k'), 'k.id', 'p.id')
-        .select([...PROVIDER_COLUMNS, ...withKey])
-        .orderBy(`p.${column}`, order);
-      if (column !== 'id') rowsOfPage = rowsOfPage.orderBy('p.id', order);
-      return rowsOfPage;
-    },
-    { prepare: false },
-  );
-  const last = rows.at(-1);
-  const next = last && seal && offset + rows.length < total ? seal(position(last)) : null;
-  return pageResult(rows.map(toProvider), { page, limit }, total, next);
-}
-
 export async function findProvider(
   db: Kysely<Database>,
   id: number,
@@ -246,7 +152,8 @@ export async function findProvider(
     db
       .selectFrom('providers as p')
       .select([...PROVIDER_COLUMNS, sql<string>`p.version::text`.as('version')])
-      .where('p.id', '=', providerId),
+      .where('p.id', '=', providerId)
+      .where(PUBLIC_PROVIDER),
   );
   if (!row) return undefined;
   if (observe) observe.version = row.version;
@@ -255,41 +162,88 @@ export async function findProvider(
 
 const DAY_MS = 86_400_000;
 
+/** The number of public providers a user follows (archived ones are not counted). */
+export function followingCount(userId: RawBuilder<unknown>) {
+  return sql<number>`(select count(*) from follows f join providers p on p.id = f.provider_id where f.user_id = ${userId} and ${PUBLIC_PROVIDER})`;
+}
+
 interface ProviderStatsRow {
   id: number;
   follower_count: number;
   created_at: Date;
-  total_signals: number | null;
-  win_rate: number | null;
-  avg_return_pct: number | null;
-  total_return_pct: number | null;
-  max_drawdown_pct: number | null;
+  total_signals: number;
+  win_rate: number;
+  avg_return_pct: number;
+  max_drawdown_pct: number;
   last_signal_at: Date | null;
-  updated_at: Date | null;
+  stats_updated_at: Date | null;
+  roi_7d_pct: number | null;
+  roi_30d_pct: number | null;
+  roi_90d_pct: number | null;
+  roi_all_pct: number | null;
+  trading_days: number;
+  as_of: string | null;
   gained_7d: number;
   gained_30d: number;
 }
 
-/** The one place a stats row becomes wire ProviderStats; a provider without stats shows zeros. */
+/** The one place a provider's figures become wire ProviderStats (unpublished: the contract's defaults). */
 export function toProviderStats(row: ProviderStatsRow): ProviderStats {
   return {
     providerId: row.id,
     followerCount: row.follower_count,
-    followersGained7d: row.gained_7d,
-    followersGained30d: row.gained_30d,
-    totalSignals: row.total_signals ?? 0,
-    winRate: row.win_rate ?? 0,
-    avgReturnPct: row.avg_return_pct ?? 0,
-    totalReturnPct: row.total_return_pct ?? 0,
-    maxDrawdownPct: row.max_drawdown_pct ?? 0,
+    followersGained7d: Number(row.gained_7d),
+    followersGained30d: Number(row.gained_30d),
+    totalSignals: row.total_signals,
+    winRate: row.win_rate,
+    avgReturnPct: row.avg_return_pct,
+    totalReturnPct: row.roi_all_pct ?? 0,
+    maxDrawdownPct: row.max_drawdown_pct,
     lastSignalAt: row.last_signal_at?.toISOString() ?? null,
-    updatedAt: (row.updated_at ?? row.created_at).toISOString(),
+    updatedAt: (row.stats_updated_at ?? row.created_at).toISOString(),
+    roi7dPct: row.roi_7d_pct,
+    roi30dPct: row.roi_30d_pct,
+    roi90dPct: row.roi_90d_pct,
+    roiAllPct: row.roi_all_pct,
+    tradingDays: row.trading_days,
+    asOf: row.as_of,
   };
 }
 
+/** The stored figures of a provider, as Stats and the publishing transaction read them. */
+export const STATS_COLUMNS = [
+  'p.id',
+  'p.follower_count',
+  'p.created_at',
+  'p.total_signals',
+  'p.win_rate',
+  'p.avg_return_pct',
+  'p.max_drawdown_pct',
+  'p.last_signal_at',
+  'p.stats_updated_at',
+  'p.roi_7d_pct',
+  'p.roi_30d_pct',
+  'p.roi_90d_pct',
+  'p.roi_all_pct',
+  'p.trading_days',
+  sql<string | null>`to_char(p.as_of, 'YYYY-MM-DD')`.as('as_of'),
+] as const;
+
+/** Followers gained: current follows created after each bound. */
+export function gainedColumns(after7d: Date, after30d: Date) {
+  return [
+    sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after7d})`.as(
+      'gained_7d',
+    ),
+    sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after30d})`.as(
+      'gained_30d',
+    ),
+  ] as const;
+}
+
 /**
- * Statistics of a provider: follower figures from the follow relation itself, signal
- * figures from provider_stats (the signals live outside this service).
+ * Statistics of a public provider: follower figures from the follow relation itself, the
+ * figures the signal pipeline published (and those derived from its NAV series) from its row.
  */
 export async function findProviderStats(
   db: Kysely<Database>,
@@ -301,26 +255,9 @@ export async function findProviderStats(
   const [row] = await runCompiled(db, 'findProviderStats', [id, since7d, since30d], (providerId, after7d, after30d) =>
     db
       .selectFrom('providers as p')
-      .leftJoin('provider_stats as s', 's.provider_id', 'p.id')
-      .select([
-        'p.id',
-        'p.follower_count',
-        'p.created_at',
-        's.total_signals',
-        's.win_rate',
-        's.avg_return_pct',
-        's.total_return_pct',
-        's.max_drawdown_pct',
-        's.last_signal_at',
-        's.updated_at',
-        sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after7d})`.as(
-          'gained_7d',
-        ),
-        sql<number>`(select count(*) from follows f where f.provider_id = p.id and f.created_at > ${after30d})`.as(
-          'gained_30d',
-        ),
-      ])
-      .where('p.id', '=', providerId),
+      .select([...STATS_COLUMNS, ...gainedColumns(after7d, after30d)])
+      .where('p.id', '=', providerId)
+      .where(PUBLIC_PROVIDER),
   );
   return row && toProviderStats(row);
 }
@@ -328,7 +265,10 @@ export async function findProviderStats(
 /** A follow's (FollowResult) or an unfollow's (UnfollowResult) answer, or why there is none. */
 export type FollowOutcome<Result = FollowResult | UnfollowResult> = Result | 'provider-not-found' | 'user-not-found';
 
-/** Reads the provider's count after a follow change, and whether the user still exists. */
+/**
+ * Reads the provider's count after a follow change, and whether the user still exists. An
+ * archived provider cannot be followed (not found), but its followers may still unfollow it.
+ */
 async function followState<const Following extends boolean>(
   db: Kysely<Database>,
   userId: number,
@@ -338,17 +278,22 @@ async function followState<const Following extends boolean>(
   const [row] = await runCompiled(db, 'followState', [userId, providerId], (user, provider) =>
     db
       .selectFrom('providers')
-      .select(['follower_count', sql<boolean>`exists (select 1 from users u where u.id = ${user})`.as('user_exists')])
+      .select([
+        'follower_count',
+        sql<boolean>`archived_at is not null`.as('archived'),
+        sql<boolean>`exists (select 1 from users u where u.id = ${user})`.as('user_exists'),
+      ])
       .where('id', '=', provider),
   );
-  if (!row) return 'provider-not-found';
+  if (!row || (following && row.archived)) return 'provider-not-found';
   if (!row.user_exists) return 'user-not-found';
   return { providerId, following, followerCount: row.follower_count };
 }
 
 /**
- * Follows a provider; repeating it changes nothing. The follows trigger raises the count in
- * the same transaction as the insert, and only when a row really was inserted.
+ * Follows a public provider; repeating it changes nothing. The follows trigger raises the count
+ * in the same transaction as the insert, and only when a row really was inserted. An archived
+ * provider gets no new follow row (the insert selects nothing).
  */
 export async function followProvider(
   db: Kysely<Database>,
@@ -358,7 +303,14 @@ export async function followProvider(
     await runCompiled(db, 'followProvider', [input.userId, input.providerId, input.now], (user, provider, at) =>
       db
         .insertInto('follows')
-        .values({ user_id: user, provider_id: provider, created_at: at })
+        .columns(['user_id', 'provider_id', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('providers as p')
+            .select([eb.val(user).as('user_id'), 'p.id', eb.val(at).as('created_at')])
+            .where('p.id', '=', provider)
+            .where(PUBLIC_PROVIDER),
+        )
         .onConflict((oc) => oc.columns(['user_id', 'provider_id']).doNothing()),
     );
   } catch (error) {
@@ -380,8 +332,9 @@ export async function unfollowProvider(
 }
 
 /**
- * The providers a user follows, newest follow first (ties by provider id), by page number or
- * after a cursor (keyset on the user's (created_at, provider_id) index).
+ * The public providers a user follows, newest follow first (ties by provider id), by page number
+ * or after a cursor (keyset on the user's (created_at, provider_id) index). Follows of archived
+ * providers are kept but neither listed nor counted.
  */
 export async function listFollowing(
   db: Kysely<Database>,
@@ -389,7 +342,7 @@ export async function listFollowing(
 ): Promise<PageResult<FollowedProvider> | 'user-not-found'> {
   const counted = await db
     .selectFrom('users as u')
-    .select(sql<number>`(select count(*) from follows f where f.user_id = u.id)`.as('total'))
+    .select(followingCount(sql.ref('u.id')).as('total'))
     .where('u.id', '=', request.userId)
     .executeTakeFirst();
   if (!counted) return 'user-not-found';
@@ -403,6 +356,7 @@ export async function listFollowing(
     .innerJoin('providers as p', 'p.id', 'f.provider_id')
     .select([...PROVIDER_COLUMNS, 'f.created_at as followed_at', exactTimestamp('f.created_at').as('cursor_key')])
     .where('f.user_id', '=', request.userId)
+    .where(PUBLIC_PROVIDER)
     .orderBy('f.created_at', 'desc')
     .orderBy('f.provider_id', 'desc');
   if (after) {

@@ -52,17 +52,33 @@ export interface ProvidersTable {
   created_at: Timestamp;
   /** New from a sequence on every change of the row (ETag of the provider). */
   version: Generated<string>;
+  /** Set while archived: hidden from every public read (migration 0010). */
+  archived_at: NullableTimestamp;
+  // The figures (migration 0010: why they live on this row), derived from provider_nav by
+  // core's deriveFigures when the pipeline publishes, and the signal counters it publishes.
+  roi_7d_pct: number | null;
+  roi_30d_pct: number | null;
+  roi_90d_pct: number | null;
+  roi_all_pct: number | null;
+  max_drawdown_pct: Generated<number>;
+  trading_days: Generated<number>;
+  as_of: ColumnType<string | null, string | null | undefined, string | null>;
+  total_signals: Generated<number>;
+  winning_signals: Generated<number>;
+  /** winning_signals / total_signals, 0 with none. */
+  win_rate: Generated<number>;
+  avg_return_pct: Generated<number>;
+  last_signal_at: NullableTimestamp;
+  /** Last publication (Stats.updatedAt); null: never. */
+  stats_updated_at: NullableTimestamp;
 }
 
-export interface ProviderStatsTable {
+/** A provider's published daily NAV series (migration 0010): one point per date. */
+export interface ProviderNavTable {
   provider_id: number;
-  total_signals: number;
-  win_rate: number;
-  avg_return_pct: number;
-  total_return_pct: number;
-  max_drawdown_pct: number;
-  last_signal_at: NullableTimestamp;
-  updated_at: Timestamp;
+  /** A calendar day; read as text (to_char), never as a JS Date, which would shift it by time zone. */
+  date: ColumnType<string, string, string>;
+  nav: number;
 }
 
 export interface FollowsTable {
@@ -84,17 +100,22 @@ export interface CatalogueVersionsTable {
 }
 
 /**
- * The outbox (migration 0012): one row per event, written in the transaction of its change.
- * Its feed position is (txid, seq); see events.queries.ts.
+ * The outbox (migration 0012): one row per event, written in the transaction of its change;
+ * `position` (its place in the feed) is given by the sequencer once it committed.
  */
 export interface EventsTable {
-  /** The writing transaction's id (pg_current_xact_id()), as a decimal string. */
-  txid: ColumnType<string, never, never>;
   seq: ColumnType<string, never, never>;
   id: ColumnType<string, never, never>;
   type: string;
   data: ColumnType<unknown, string, string>;
   occurred_at: ColumnType<Date, Date | string | undefined, never>;
+  position: ColumnType<string | null, never, string>;
+}
+
+/** The sequencer's single row: its lock, and the last position it gave (migration 0012). */
+export interface EventFeedStateTable {
+  id: ColumnType<true, true | undefined, never>;
+  last_position: ColumnType<string, string | undefined, string>;
 }
 
 /** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
@@ -118,12 +139,13 @@ export const TABLES = [
   'sessions',
   'rate_limit_hits',
   'providers',
-  'provider_stats',
   'follows',
   'catalogue_counters',
   'catalogue_versions',
   'events',
   'service_keys',
+  'provider_nav',
+  'event_feed_state',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -132,10 +154,11 @@ export interface Database {
   sessions: SessionsTable;
   rate_limit_hits: RateLimitHitsTable;
   providers: ProvidersTable;
-  provider_stats: ProviderStatsTable;
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
   events: EventsTable;
   service_keys: ServiceKeysTable;
+  provider_nav: ProviderNavTable;
+  event_feed_state: EventFeedStateTable;
 }

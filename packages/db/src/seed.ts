@@ -1,12 +1,14 @@
 /**
- * Demo catalogue: N providers with plausible names, descriptions, avatars, creation dates
- * and signal statistics, and follower counts made of real follow rows from demo users.
+ * Demo catalogue: N providers with plausible names, descriptions, avatars, creation dates,
+ * a published NAV series and signal counts each (published through the same derivation as the
+ * API's, demo-performance.ts), and follower counts made of real follow rows from demo users.
  * Set-based SQL (a handful of statements whatever N is), in one transaction: a crash
  * mid-seed leaves an empty catalogue, which the next start seeds again.
  */
 import { randomBytes } from 'node:crypto';
 import { parseWallet } from '@signal/core/wallet';
 import { type Kysely, sql } from 'kysely';
+import { publishDemoPerformance } from './demo-performance.js';
 import type { Database } from './schema.js';
 
 export interface SeedResult {
@@ -193,31 +195,7 @@ export async function seedDemoCatalogue(
       from generate_series(1, ${n})
     `.execute(trx);
 
-    // Figures a trader can read: the account's growth over all signals is drawn first,
-    // log-normal (ln growth ~ N(0.1, 0.6): most providers between −67 % and +267 %, none at or
-    // below −100 %), then avgReturnPct is the per-signal return that compounds to it over
-    // totalSignals ((1 + avg)^n = growth), and maxDrawdownPct is at least the net loss of a
-    // losing provider. No signals: every figure 0.
-    await sql`
-      insert into provider_stats
-        (provider_id, total_signals, win_rate, avg_return_pct, total_return_pct, max_drawdown_pct, last_signal_at, updated_at)
-      select id, total,
-             case when total = 0 then 0 else win_rate end,
-             case when total = 0 then 0 else round(((power(growth, 1.0 / total) - 1) * 100)::numeric, 4)::float8 end,
-             case when total = 0 then 0 else round(((growth - 1) * 100)::numeric, 2)::float8 end,
-             case when total = 0 then 0 else round(greatest(drawdown, (1 - growth) * 100)::numeric, 2)::float8 end,
-             case when total = 0 then null else ${now}::timestamptz - random() * interval '14 days' end,
-             ${now}::timestamptz
-      from (
-        select id,
-               floor(random() * random() * 4000)::int as total,
-               round((0.3 + random() * 0.45)::numeric, 4)::float8 as win_rate,
-               -- Box-Muller: a standard normal from two uniforms.
-               exp(0.1 + 0.6 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())) as growth,
-               2 + random() * 58 as drawdown
-        from providers
-      ) s
-    `.execute(trx);
+    await publishDemoPerformance(trx, n, now);
 
     // follower_count distinct demo users per provider: consecutive entries of the user list
     // from a random start, so no pair repeats. Follows happen between creation and now.
@@ -236,6 +214,6 @@ export async function seedDemoCatalogue(
   });
   // Outside the transaction (VACUUM cannot run in one): sets the visibility map, so deep
   // pages are index-only scans from the first request, and refreshes planner statistics.
-  if (result) await sql`vacuum analyze providers, follows, provider_stats`.execute(db);
+  if (result) await sql`vacuum analyze providers, follows, provider_nav`.execute(db);
   return result;
 }

@@ -1,6 +1,7 @@
 import type { Chain, User } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { followingCount } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 interface UserRow {
@@ -24,10 +25,11 @@ export function toUser(row: UserRow): User {
   };
 }
 
-/** Users with their following count: a count over the user's follows index, no stored copy. */
-export const followingCountColumn = sql<number>`(select count(*) from follows f where f.user_id = users.id)`.as(
-  'following_count',
-);
+/**
+ * Users with their following count: a count over the user's follows index (public providers
+ * only), no stored copy.
+ */
+export const followingCountColumn = followingCount(sql.ref('users.id')).as('following_count');
 
 export async function findUserById(db: Kysely<Database>, id: number): Promise<User | undefined> {
   const [row] = await runCompiled(db, 'findUserById', [id], (userId) =>

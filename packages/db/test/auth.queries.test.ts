@@ -17,7 +17,7 @@ describe.each(BACKENDS)('auth queries on %s', (backend) => {
     const tables = await sql<{ table_name: string }>`
       select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(t.db);
     expect(tables.rows.map((r) => r.table_name)).toEqual(
-      expect.arrayContaining(['catalogue_counters', 'follows', 'provider_stats', 'providers', 'used_nonces', 'users']),
+      expect.arrayContaining(['catalogue_counters', 'follows', 'provider_nav', 'providers', 'used_nonces', 'users']),
     );
   });
 

@@ -45,6 +45,9 @@ describe('results are typed', () => {
       avatarUrl: string | null;
       followerCount: number;
       createdAt: string;
+      roi30dPct: number | null;
+      maxDrawdownPct: number;
+      winRate: number;
     }>();
     expectTypeOf<ProviderPage>().toHaveProperty('totalPages').toEqualTypeOf<number>();
   });

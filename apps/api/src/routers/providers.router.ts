@@ -44,7 +44,10 @@ export const providersRouter = router({
           'provider. Past the last page the items are empty. Unknown query parameters are ignored. ' +
           'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page: the next page at the same cost at ' +
           'any depth, and a walk by cursor never repeats or skips a provider whose sort key did not change meanwhile ' +
-          '(`page` is then null). Without a token the answer carries an ETag and a short public Cache-Control.',
+          '(`page` is then null). Filters, each optional, combine with AND and with any sort: `q` (name search) and ' +
+          '`minFollowers`; `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
+          'alone it continues them; sent with a sort or any filter, the filter set must be the same (else 400). ' +
+          'Without a token the answer carries an ETag and a short public Cache-Control.',
         protect: false,
         example: {
           request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },

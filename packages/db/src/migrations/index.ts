@@ -7,7 +7,10 @@ import * as usedNonces from './0005-used-nonces.js';
 import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
 import * as serviceKeys from './0009-service-keys.js';
+import * as catalogueWrites from './0010-catalogue-writes.js';
 import * as events from './0012-events.js';
+import * as eventFeed from './0012b-event-feed.js';
+import * as nameSearch from './0014-name-search.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0008-sessions': sessions,
   '0012-events': events,
   '0009-service-keys': serviceKeys,
+  '0010-catalogue-writes': catalogueWrites,
+  '0012b-event-feed': eventFeed,
+  '0014-name-search': nameSearch,
 };

@@ -1,0 +1,260 @@
+/**
+ * The public catalogue listing (`GET /providers`): one page in any sort, narrowed by any set of
+ * filters (AND), by page number or after a cursor, with the exact number of matches.
+ *
+ * Every page is read from an index in its sort order (one per sort, ending in id, the
+ * tie-break), so page 1 and a cursor page cost the page, not the catalogue: a filter on another
+ * column is checked on the rows the index yields (about page / selectivity of them), and a
+ * narrow one with an index of its own (the name search's trigram index) is read from that index
+ * instead when the planner finds that cheaper. Plans: docs/design.md, "Searching the catalogue".
+ */
+import type { Provider, ProviderFilterField, ProviderFilters, ProviderSortField, SortOrder } from '@signal/core';
+import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { runCompiled } from './compiled-query.js';
+import {
+  catalogueState,
+  exactTimestamp,
+  type PageResult,
+  type Paging,
+  PROVIDER_COLUMNS,
+  type ProviderRow,
+  PUBLIC_PROVIDER,
+  pageResult,
+  toProvider,
+  type VersionSink,
+} from './provider.queries.js';
+import type { Database } from './schema.js';
+
+interface SortSpec {
+  /** The providers column the sort reads. */
+  column: string;
+  /** How a cursor's key is typed against the column (name compares by code point, as it sorts). */
+  cast: string;
+  /** True when the column may be null: nulls then sort last in both orders. */
+  nullable: boolean;
+  /** How the key is read from a row: the number itself, or text the database renders exactly. */
+  key: 'number' | 'text';
+}
+
+const SORTS: Record<ProviderSortField, SortSpec> = {
+  followerCount: { column: 'follower_count', cast: 'integer', nullable: false, key: 'number' },
+  createdAt: { column: 'created_at', cast: 'timestamptz', nullable: false, key: 'text' },
+  name: { column: 'name', cast: 'text', nullable: false, key: 'text' },
+  id: { column: 'id', cast: 'bigint', nullable: false, key: 'number' },
+};
+
+/**
+ * Each filter as a condition on `p` with its one value as a parameter. A null figure fails
+ * every comparison, so a provider without the figure fails a filter on it.
+ */
+const FILTERS: Record<ProviderFilterField, (value: unknown) => RawBuilder<boolean>> = {
+  q: (pattern) => sql<boolean>`p.name ilike ${pattern}`,
+  minFollowers: (count) => sql<boolean>`p.follower_count >= cast(${count} as bigint)`,
+};
+
+/**
+ * `q` as an ILIKE pattern: a substring anywhere, with the pattern's own characters (`%`, `_`
+ * and the escape `\`) escaped so that they match themselves.
+ */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The filters given, in a fixed order, and their values as query parameters. */
+function activeFilters(filters: ProviderFilters): { names: ProviderFilterField[]; values: unknown[] } {
+  const names: ProviderFilterField[] = [];
+  const values: unknown[] = [];
+  for (const name of Object.keys(FILTERS) as ProviderFilterField[]) {
+    const value = filters[name];
+    if (value === undefined) continue;
+    names.push(name);
+    values.push(name === 'q' ? containsPattern(value as string) : value);
+  }
+  return { names, values };
+}
+
+type ProviderQuery = SelectQueryBuilder<Database & { p: Database['providers'] }, 'p', object>;
+
+/** The rows of `p` that pass the filters named, their values at `values`. */
+function whereFilters<Q extends ProviderQuery>(query: Q, names: ProviderFilterField[], values: readonly unknown[]): Q {
+  let filtered = query;
+  names.forEach((name, index) => {
+    filtered = filtered.where(FILTERS[name](values[index])) as Q;
+  });
+  return filtered;
+}
+
+/** ORDER BY of a sort over `p` (or the subquery `alias`): the column, then id, both in `order`. */
+function orderBy(spec: SortSpec, order: SortOrder, alias = 'p'): Expression<unknown>[] {
+  const direction = sql.raw(order);
+  const id = sql`${sql.ref(`${alias}.id`)} ${direction}`;
+  if (spec.column === 'id') return [id];
+  const column = sql.ref(`${alias}.${spec.column}`);
+  return [spec.nullable ? sql`${column} ${direction} nulls last` : sql`${column} ${direction}`, id];
+}
+
+function ordered<Q extends ProviderQuery>(query: Q, spec: SortSpec, order: SortOrder, alias?: string): Q {
+  let sorted = query;
+  for (const expression of orderBy(spec, order, alias)) sorted = sorted.orderBy(expression) as Q;
+  return sorted;
+}
+
+/** The cursor key of the sort, where the row itself does not carry it as the database compares it. */
+function keyColumn(spec: SortSpec) {
+  if (spec.column === 'created_at') return [exactTimestamp('p.created_at').as('cursor_key')];
+  if (spec.key === 'text' && spec.column !== 'name')
+    return [sql<string | null>`p.${sql.ref(spec.column)}::text`.as('cursor_key')];
+  return [];
+}
+
+type ListedRow = ProviderRow & { cursor_key?: string | null; sort_value?: unknown };
+
+function sortKey(row: ListedRow, spec: SortSpec): string | number | null {
+  if (spec.column === 'follower_count') return row.follower_count;
+  if (spec.column === 'name') return row.name;
+  if (spec.column === 'id') return Number(row.id);
+  return row.cursor_key ?? null;
+}
+
+/** The number of providers passing the filters, and the catalogue's version, in one snapshot. */
+async function matches(
+  db: Kysely<Database>,
+  names: ProviderFilterField[],
+  values: unknown[],
+): Promise<{ total: number; version: string }> {
+  if (names.length === 0) return catalogueState(db);
+  const [row] = await runCompiled(
+    db,
+    `countProviders:${names.join(',')}`,
+    values,
+    (...filterValues) =>
+      db
+        .selectNoFrom((eb) => [
+          sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+          eb
+            .selectFrom(
+              whereFilters(
+                db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery,
+                names,
+                filterValues,
+              ).as('m'),
+            )
+            .select((inner) => inner.fn.countAll<number>().as('n'))
+            .as('total'),
+        ])
+        .$castTo<{ version: string; total: number }>(),
+    // Planned with its values known: a search's trigram index pays only for a selective pattern.
+    { prepare: false },
+  );
+  return { total: Number(row?.total ?? 0), version: row?.version ?? '0' };
+}
+
+/**
+ * One page of the catalogue, by page number or after a cursor, with the filters applied.
+ *
+ * By page: the page's ids come from the sort index (an index-only scan when no filter needs
+ * the row), and only those rows are then fetched: a deep page skips index entries instead of
+ * whole rows (a "deferred join"), but still O(offset).
+ *
+ * By cursor (keyset): the rows strictly after (key, id) in the order, read straight from the
+ * same index: the same cost at any depth. One extra row says whether there is a next page. A
+ * nullable sort reads its non-null keys after the position, then its nulls (ordered by id).
+ */
+export async function listProviders(
+  db: Kysely<Database>,
+  request: Paging & { sortBy: ProviderSortField; order: SortOrder; filters?: ProviderFilters },
+  observe?: VersionSink,
+): Promise<PageResult<Provider>> {
+  const spec = SORTS[request.sortBy];
+  const { names, values } = activeFilters(request.filters ?? {});
+  const shape = `${request.sortBy}:${request.order}:${names.join(',')}`;
+  // The version is read before the rows: a change committed in between then makes the answer
+  // newer than its version (a needless 200 later), never older (a wrong 304).
+  const { total, version } = await matches(db, names, values);
+  if (observe) observe.version = version;
+  const { order, limit, after, seal } = request;
+  const position = (row: ListedRow) => ({ key: sortKey(row, spec), id: Number(row.id) });
+  const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
+  const filtered = (filterValues: readonly unknown[]) =>
+    whereFilters(db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery, names, filterValues);
+  const comparison = sql.raw(order === 'desc' ? '<' : '>');
+  // The key compares as the column sorts: names by code point.
+  const collation = sql.raw(spec.column === 'name' ? ' collate "C"' : '');
+
+  if (after) {
+    const keyed = after.key !== null;
+    const mode = spec.nullable ? (keyed ? 'keyed+nulls' : 'nulls') : 'keyed';
+    // Unprepared like the page query: planned with its LIMIT (and the filters' values) known.
+    const rows = await runCompiled(
+      db,
+      `providersAfter:${mode}:${shape}`,
+      [...values, after.key, after.id, limit + 1] as const,
+      (...all) => {
+        const filterValues = all.slice(0, names.length);
+        const [key, id, take] = all.slice(names.length);
+        const afterKey =
+          spec.column === 'id'
+            ? sql<boolean>`p.id ${comparison} ${id}`
+            : sql<boolean>`(${sql.ref(`p.${spec.column}`)}, p.id) ${comparison} (cast(${key} as ${sql.raw(spec.cast)})${collation}, ${id})`;
+        const nullsAfter = (idAfter: boolean) =>
+          sql<boolean>`${sql.ref(`p.${spec.column}`)} is null${idAfter ? sql` and p.id ${comparison} ${id}` : sql``}`;
+        const branch = (condition: RawBuilder<boolean>) =>
+          ordered(
+            filtered(filterValues)
+              .select([...columns, sql.ref(`p.${spec.column}`).as('sort_value')])
+              .where(condition),
+            spec,
+            order,
+          ).limit(take as number);
+        if (mode === 'keyed') return branch(afterKey);
+        if (mode === 'nulls') return branch(nullsAfter(true));
+        // The keys after the position, then every null: two index range scans, each stopping
+        // at the page's size, merged in the sort's order.
+        const union = db
+          .selectFrom(branch(afterKey).as('a'))
+          .selectAll()
+          .unionAll(db.selectFrom(branch(nullsAfter(false)).as('b')).selectAll());
+        return ordered(
+          db.selectFrom(union.as('u')).selectAll() as unknown as ProviderQuery,
+          { ...spec, column: 'sort_value' },
+          order,
+          'u',
+        ).limit(take as number) as unknown as ReturnType<typeof branch>;
+      },
+      { prepare: false },
+    );
+    const more = rows.length > limit;
+    const items = (more ? rows.slice(0, limit) : rows) as ListedRow[];
+    const last = items.at(-1);
+    return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
+  }
+
+  const page = request.page ?? 1;
+  const offset = (page - 1) * limit;
+  if (offset >= total) return pageResult([], { page, limit }, total);
+  // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
+  // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
+  // providers) must not become possible for any mix of pages.
+  const rows = (await runCompiled(
+    db,
+    `listProviders:${shape}`,
+    [...values, limit, offset] as const,
+    (...all) => {
+      const filterValues = all.slice(0, names.length);
+      const [take, skip] = all.slice(names.length) as [number, number];
+      const keys = ordered(filtered(filterValues).select('p.id'), spec, order).limit(take).offset(skip);
+      return ordered(
+        db
+          .selectFrom('providers as p')
+          .innerJoin(keys.as('k'), 'k.id', 'p.id')
+          .select(columns) as unknown as ProviderQuery,
+        spec,
+        order,
+      );
+    },
+    { prepare: false },
+  )) as ListedRow[];
+  const last = rows.at(-1);
+  const next = last && seal && offset + rows.length < total ? seal(position(last)) : null;
+  return pageResult(rows.map(toProvider), { page, limit }, total, next);
+}
