@@ -255,7 +255,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     if (!match) throw noRoute(method, target.pathname, restRoutes.methodsAt(target.pathname));
     setRoute(req, match.route.path);
     // Read here so that size, content type and JSON errors answer in the contract's terms.
-    if (method !== 'GET') req.body = await readJsonBody(req);
+    if (method !== 'GET') req.body = await readJsonBody(req, match.route.maxBodyBytes);
     const input = restInput(match, req, target.searchParams);
     const { procedure } = match.route;
     if (caching.applies(procedure, req)) {
@@ -264,8 +264,11 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       );
       return;
     }
+    // The route's success status, which the procedure may change for this answer (POST
+    // /me/wallets: 200 when the wallet was linked already).
+    res.statusCode = match.route.successStatus;
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, match.route.successStatus, data);
+    sendJson(res, res.statusCode, data);
   };
 
   const trpcCall = trpcHandler({

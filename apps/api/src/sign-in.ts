@@ -11,11 +11,18 @@ import {
   type Chain,
   DomainError,
   defaultSignInUri,
+  isDomainError,
   isSignInDomain,
   type SignInFormat,
+  type VerifyBody,
 } from '@signal/core';
-import type { NonceRecord } from '@signal/core/nonce';
+import { ChainBusyError, ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
+import type { NonceBinding, NonceRecord } from '@signal/core/nonce';
+import { verifyWalletSignature } from '@signal/core/verify';
+import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
+import { isNonceUsed } from '@signal/db';
 import type { Config } from './config.js';
+import type { Services } from './context.js';
 
 const FAMILY_FORMAT = { evm: 'siwe', solana: 'siws' } as const;
 
@@ -110,4 +117,82 @@ export function signInMessage(config: Config, nonce: string, record: NonceRecord
     issuedAt: new Date(issuedAt),
     expiresAt: new Date(record.expiresAt),
   });
+}
+
+export const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
+export const NONCE_USED = 'nonce has already been used';
+
+/**
+ * The checks of a signed nonce, shared by sign-in (POST /auth/verify) and wallet linking
+ * (POST /me/wallets), in the contract's order: wallet → nonce → signature. The nonce opens only
+ * with the purpose and user it was issued for (`binding`). Nothing is written: recording the
+ * nonce as used is the caller's, with the change it authorises. A used nonce still answers
+ * INVALID_NONCE first; only a failed signature pays for that read.
+ */
+export async function checkSignedNonce(
+  services: Pick<Services, 'config' | 'database' | 'nonces' | 'evmChain'>,
+  input: VerifyBody,
+  binding: Omit<NonceBinding, 'wallet'>,
+  at: Date,
+): Promise<{ wallet: ParsedWallet; record: NonceRecord }> {
+  const wallet = parseWallet(input.wallet);
+  // Shape, MAC (which covers wallet, purpose and user) and expiry, in memory: no database read.
+  const opened = services.nonces.open(input.nonce, { ...binding, wallet: wallet.wallet }, at);
+  if (!opened.ok) throw invalidNonce(opened.message);
+  // Verified before the use is recorded: a failed attempt (or a chain node that cannot answer)
+  // leaves the nonce usable.
+  try {
+    // Exactly the text issued with this nonce: plain, or the SIWE/SIWS message it carries.
+    const message = signInMessage(services.config, input.nonce, opened.record);
+    await verifySignature(services.evmChain, wallet, message, input.signature);
+  } catch (error) {
+    if (
+      isDomainError(error) &&
+      error.code === 'INVALID_SIGNATURE' &&
+      (await isNonceUsed(services.database.db, input.nonce))
+    ) {
+      throw invalidNonce(NONCE_USED);
+    }
+    throw error;
+  }
+  return { wallet, record: opened.record };
+}
+
+/**
+ * The local check first (EOA keys, Solana keys and envelopes), so ordinary wallets never wait
+ * for a node; an EVM signature that does not recover to the wallet may still be a contract
+ * account's (EIP-1271, or EIP-6492 before deployment), checked on chain when a node is set.
+ */
+async function verifySignature(
+  evmChain: EvmChainVerifier | undefined,
+  wallet: ParsedWallet,
+  message: string,
+  signature: string,
+): Promise<void> {
+  if (verifyWalletSignature(wallet, message, signature)) return;
+  if (wallet.chain === 'evm' && evmChain) {
+    try {
+      if (await evmChain.verifyMessage(wallet.wallet, message, signature)) return;
+    } catch (error) {
+      if (error instanceof ChainBusyError) {
+        throw new DomainError(
+          'SERVICE_UNAVAILABLE',
+          `Too many contract-wallet checks on the chain node (${error.message}); retry in ${error.retryAfterSeconds} s (the nonce is still valid)`,
+          { cause: error, retryAfterSeconds: error.retryAfterSeconds },
+        );
+      }
+      if (error instanceof ChainUnavailableError) {
+        throw new DomainError(
+          'SERVICE_UNAVAILABLE',
+          'The chain node is unavailable; retry shortly (the nonce is still valid)',
+          {
+            cause: error,
+            retryAfterSeconds: 1,
+          },
+        );
+      }
+      throw error;
+    }
+  }
+  throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
 }

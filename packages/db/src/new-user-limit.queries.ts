@@ -16,10 +16,13 @@ export type NewUserAdmission<T> =
   | { admitted: true; result: T }
   | { admitted: false; budget: NewUserBudget; resetAt: Date };
 
-/** True when a user signs in with this wallet already: a returning wallet is never limited. */
+/**
+ * True when the wallet is linked to a user (its first wallet or one linked later: user_wallets),
+ * so signing in with it creates no account: a returning wallet is never limited.
+ */
 export async function isKnownWallet(db: Kysely<Database>, wallet: string): Promise<boolean> {
   const rows = await runCompiled(db, 'isKnownWallet', [wallet], (value) =>
-    db.selectFrom('users').select('id').where('wallet', '=', value),
+    db.selectFrom('user_wallets').select('user_id').where('wallet', '=', value),
   );
   return rows.length > 0;
 }
