@@ -144,17 +144,22 @@ export function parseTrustProxy(value: string): TrustProxy {
  * subscriber usually holds a whole /64 and could otherwise rotate through 2^64 addresses.
  */
 export function rateLimitKey(address: string): string {
-  if (isIP(address) !== 6) return address;
+  return isIP(address) === 6 ? ipv6Prefix(address, 64) : address;
+}
+
+/** An IPv6 address's network of `bits` (a multiple of 8), as `2001:db8:0:ab00::/56`. */
+export function ipv6Prefix(address: string, bits: 56 | 64): string {
   const [head = '', tail] = address.split('::');
   const groupsOf = (part: string) =>
     part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
   const front = groupsOf(head);
   const back = tail === undefined ? [] : groupsOf(tail);
-  const groups = [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
+  const groups = [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back].map((g) =>
+    Number.parseInt(g, 16),
+  );
+  // The last group of the prefix keeps its high bits only.
+  const kept = groups.slice(0, 4).map((g, i) => (i === 3 ? g & (0xffff << (64 - bits)) & 0xffff : g));
+  return `${kept.map((g) => g.toString(16)).join(':')}::/${bits}`;
 }
 
 /** Lower case, and `::ffff:1.2.3.4` (an IPv4 client on a dual-stack socket) as the IPv4 address. */

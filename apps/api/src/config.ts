@@ -86,6 +86,8 @@ const EnvSchema = z.object({
   AUTH_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
   FOLLOW_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 1_000_000), '60'),
   READ_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
+  NEW_USER_RATE_LIMIT_PER_HOUR: withDefault(integer(0, 1_000_000), '10'),
+  NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: withDefault(integer(0, 1_000_000), '30'),
   JWT_PRIVATE_KEY: optional(pem),
   JWT_PREVIOUS_PUBLIC_KEYS: optional(z.string()),
   JWT_ISSUER: withDefault(z.string(), 'signal-auth'),
@@ -106,6 +108,9 @@ const EnvSchema = z.object({
   // Wallets (issue 14): contract accounts checked on chain.
   EVM_RPC_URL: optional(z.string().regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// JSON-RPC URL')),
   EVM_RPC_TIMEOUT_MS: withDefault(integer(1, 60_000), '5000'),
+  EVM_RPC_MAX_CONCURRENT: withDefault(integer(1, 10_000), '8'),
+  EVM_RPC_MAX_CALLS_PER_MINUTE: withDefault(integer(1, 1_000_000), '120'),
+  EVM_RPC_GAS_CAP: withDefault(integer(21_000, 100_000_000), '3000000'),
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
@@ -157,6 +162,10 @@ export interface Config {
   authRateLimitPerMinute: number;
   followRateLimitPerMinute: number;
   readRateLimitPerMinute: number;
+  /** New accounts an hour per client address (IPv6: per /64); 0 = off. */
+  newUserRateLimitPerHour: number;
+  /** New accounts an hour per IPv6 /56 (a home or office allocation of 256 /64s); 0 = off. */
+  newUserRateLimitPerHourPer56: number;
   jwtPrivateKey: string | undefined;
   jwtPreviousPublicKeys: string[];
   jwtIssuer: string;
@@ -182,6 +191,12 @@ export interface Config {
   /** JSON-RPC node for EIP-1271/6492 contract-account signatures; unset: no chain checks. */
   evmRpcUrl: string | undefined;
   evmRpcTimeoutMs: number;
+  /** Contract-wallet checks waiting on the node at once; more → 503 with Retry-After. */
+  evmRpcMaxConcurrent: number;
+  /** Node calls a minute for contract-wallet checks; more → 503 with Retry-After. */
+  evmRpcMaxCallsPerMinute: number;
+  /** The `gas` of the signature check's simulation. */
+  evmRpcGasCap: number;
   /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
   publicCacheMaxAge: number;
   /** A streaming replica for public catalogue reads; unset: everything reads the primary. */
@@ -245,6 +260,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     followRateLimitPerMinute: e.FOLLOW_RATE_LIMIT_PER_MINUTE,
     readRateLimitPerMinute: e.READ_RATE_LIMIT_PER_MINUTE,
+    newUserRateLimitPerHour: e.NEW_USER_RATE_LIMIT_PER_HOUR,
+    newUserRateLimitPerHourPer56: e.NEW_USER_RATE_LIMIT_PER_HOUR_PER_56,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     jwtPreviousPublicKeys: previous,
     jwtIssuer: e.JWT_ISSUER,
@@ -264,6 +281,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     evmRpcUrl: e.EVM_RPC_URL,
     evmRpcTimeoutMs: e.EVM_RPC_TIMEOUT_MS,
+    evmRpcMaxConcurrent: e.EVM_RPC_MAX_CONCURRENT,
+    evmRpcMaxCallsPerMinute: e.EVM_RPC_MAX_CALLS_PER_MINUTE,
+    evmRpcGasCap: e.EVM_RPC_GAS_CAP,
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,

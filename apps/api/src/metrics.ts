@@ -28,6 +28,8 @@ export interface Metrics {
   observe(req: IncomingMessage, res: ServerResponse): void;
   /** One POST /auth/verify (REST or tRPC) answered: `success` or the contract's error code. */
   signIn(outcome: string): void;
+  /** One contract-wallet check on the chain node ended so (ChainCheckOutcome in core's evm-chain). */
+  chainCheck(outcome: string): void;
   /**
    * A gauge read at every scrape, for figures other modules own (a replica's lag, say):
    * `metrics.gauge('signal_db_replica_lag_seconds', 'Replay lag of the read replica', () => lag)`.
@@ -87,6 +89,15 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
   });
   signIns.inc({ outcome: 'success' }, 0);
 
+  const chainChecks = new Counter({
+    name: 'signal_chain_checks_total',
+    help:
+      'Contract-wallet signature checks by outcome: valid, invalid, failed (one eth_call each, after an eth_getCode ' +
+      'for a plain signature), no-code (one eth_getCode); no node call: no-code-known, invalid-known, shared, busy',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
   new Gauge({
     name: 'signal_db_pool_connections',
     help: 'Database connections of the pg pool by state: total (open), idle, waiting (requests queued for one); PGlite: one embedded connection',
@@ -129,6 +140,9 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
     },
     signIn(outcome) {
       signIns.inc({ outcome });
+    },
+    chainCheck(outcome) {
+      chainChecks.inc({ outcome });
     },
     gauge(name, help, read) {
       new Gauge({

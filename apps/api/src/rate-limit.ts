@@ -12,9 +12,10 @@
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "follow";q=60;w=60` and
  * `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds until the window ends).
  */
+import { isIP } from 'node:net';
 import { DomainError } from '@signal/core';
-import { hitRateLimit } from '@signal/db';
-import { rateLimitKey, requestAddress } from './client-address.js';
+import { hitRateLimit, type NewUserBudget } from '@signal/db';
+import { ipv6Prefix, rateLimitKey, requestAddress } from './client-address.js';
 import type { Context, Services } from './context.js';
 import { rateLimitFields } from './errors.js';
 import { authedProcedure, publicProcedure, signInProcedure } from './trpc.js';
@@ -172,13 +173,18 @@ function counter(counters: WeakMap<Services, WindowCounter>, services: Services)
   return found;
 }
 
-function rateLimited(message: string, retryAfterSeconds: number, policy: RatePolicy): DomainError {
+function rateLimited(
+  message: string,
+  retryAfterSeconds: number,
+  policy: RatePolicy,
+  windowMs = RATE_LIMIT_WINDOW_MS,
+): DomainError {
   return new DomainError('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
     retryAfterSeconds,
     rateLimit: {
       policy: policy.name,
       quota: policy.limit,
-      windowSeconds: RATE_LIMIT_WINDOW_MS / 1000,
+      windowSeconds: windowMs / 1000,
       remaining: 0,
       resetSeconds: retryAfterSeconds,
     },
@@ -188,4 +194,33 @@ function rateLimited(message: string, retryAfterSeconds: number, policy: RatePol
 /** Whole seconds from `now` until `at`, at least 1 (Retry-After: 0 would invite a busy loop). */
 export function secondsUntil(at: Date, now: Date): number {
   return Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
+}
+
+/** The new-account limit's window: an hour, counted in the database like the sign-in limit. */
+export const NEW_USER_WINDOW_MS = 3_600_000;
+
+/**
+ * The new-account budgets of the request's client: NEW_USER_RATE_LIMIT_PER_HOUR for its address
+ * (IPv6: its /64) and, for IPv6, NEW_USER_RATE_LIMIT_PER_HOUR_PER_56 for its /56, in that order
+ * (the order admitNewUser takes them in). A returning wallet is never counted (admitNewUser).
+ */
+export function newUserBudgets(ctx: Pick<Context, 'services' | 'req'>): NewUserBudget[] {
+  const { newUserRateLimitPerHour: perAddress, newUserRateLimitPerHourPer56: per56 } = ctx.services.config;
+  const address = requestAddress(ctx);
+  const budgets: NewUserBudget[] = [];
+  if (perAddress > 0) budgets.push({ bucket: rateLimitKey(address), limit: perAddress });
+  if (per56 > 0 && isIP(address) === 6) budgets.push({ bucket: ipv6Prefix(address, 56), limit: per56 });
+  return budgets;
+}
+
+/** The 429 of a sign-in that would create an account past a budget; the nonce stays unused. */
+export function newUserRefused(refusal: { budget: NewUserBudget; resetAt: Date }, at: Date): DomainError {
+  const { bucket, limit } = refusal.budget;
+  const from = bucket.endsWith('/56') ? 'this /56 network' : 'this address';
+  return rateLimited(
+    `More than ${limit} new accounts an hour from ${from}; wallets that signed in before are not limited`,
+    secondsUntil(refusal.resetAt, at),
+    { name: 'new-user', limit },
+    NEW_USER_WINDOW_MS,
+  );
 }

@@ -120,7 +120,16 @@ export function createServer(options: ServerOptions) {
         now,
       });
       const evmChain = config.evmRpcUrl
-        ? createEvmChainVerifier({ rpcUrl: config.evmRpcUrl, timeoutMs: config.evmRpcTimeoutMs })
+        ? createEvmChainVerifier({
+            rpcUrl: config.evmRpcUrl,
+            timeoutMs: config.evmRpcTimeoutMs,
+            maxConcurrent: config.evmRpcMaxConcurrent,
+            maxCallsPerMinute: config.evmRpcMaxCallsPerMinute,
+            gasCap: BigInt(config.evmRpcGasCap),
+            // Metrics are made below; a check only runs once the server serves.
+            onOutcome: (outcome) => services?.metrics?.chainCheck(outcome),
+            now: () => now().getTime(),
+          })
         : undefined;
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));

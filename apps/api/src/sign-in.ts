@@ -16,7 +16,7 @@ import {
   type SignInFormat,
   type VerifyBody,
 } from '@signal/core';
-import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
+import { ChainBusyError, ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceBinding, NonceRecord } from '@signal/core/nonce';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
@@ -174,6 +174,13 @@ async function verifySignature(
     try {
       if (await evmChain.verifyMessage(wallet.wallet, message, signature)) return;
     } catch (error) {
+      if (error instanceof ChainBusyError) {
+        throw new DomainError(
+          'SERVICE_UNAVAILABLE',
+          `Too many contract-wallet checks on the chain node (${error.message}); retry in ${error.retryAfterSeconds} s (the nonce is still valid)`,
+          { cause: error, retryAfterSeconds: error.retryAfterSeconds },
+        );
+      }
       if (error instanceof ChainUnavailableError) {
         throw new DomainError(
           'SERVICE_UNAVAILABLE',

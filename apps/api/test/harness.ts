@@ -57,6 +57,8 @@ export async function startApi(backend: Backend, options: StartOptions = {}): Pr
     AUTH_RATE_LIMIT_PER_MINUTE: '0',
     FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
     READ_RATE_LIMIT_PER_MINUTE: '0',
+    NEW_USER_RATE_LIMIT_PER_HOUR: '0',
+    NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
     DATA_DIR: dataDir,
     ...(databaseUrl ? { DATABASE_URL: serviceDatabaseUrl(databaseUrl) } : {}),
     ...options.env,

@@ -65,6 +65,8 @@ export async function spawnApi(
       AUTH_RATE_LIMIT_PER_MINUTE: '0',
       FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
       READ_RATE_LIMIT_PER_MINUTE: '0',
+      NEW_USER_RATE_LIMIT_PER_HOUR: '0',
+      NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
       ...env,
       ...(env.DATABASE_URL ? { DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL) } : {}),
       PORT: String(port),

@@ -103,7 +103,8 @@ describe('SIGN_IN_DOMAIN unset (pglite)', () => {
     } finally {
       await api.stop();
     }
-  });
+    // A PGlite server started in the test: seconds, more on a loaded machine.
+  }, 90_000);
 
   it('on loopback: the message names the Host, lower-cased, and odd hosts are refused; no warning', async () => {
     const lines: { msg: string }[] = [];
@@ -117,5 +118,6 @@ describe('SIGN_IN_DOMAIN unset (pglite)', () => {
     } finally {
       await api.stop();
     }
-  });
+    // A PGlite server started in the test: seconds, more on a loaded machine.
+  }, 90_000);
 });

@@ -148,6 +148,7 @@ function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[]
       AUTH_RATE_LIMIT_PER_MINUTE: '0',
       FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
       READ_RATE_LIMIT_PER_MINUTE: '0',
+      NEW_USER_RATE_LIMIT_PER_HOUR: '0',
       JWT_PRIVATE_KEY: privateKeyPem,
     },
     nodeArgs,

@@ -13,6 +13,7 @@ export * from './events.queries.js';
 export * from './follower.queries.js';
 export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
+export * from './new-user-limit.queries.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
 export { containsPattern, listProviders } from './provider-list.queries.js';

@@ -1,11 +1,17 @@
 import { type Kysely, sql } from 'kysely';
+import { NEW_USER_BUCKET_PREFIX } from './new-user-limit.queries.js';
 import type { Database } from './schema.js';
 
 export interface PurgeOptions {
   /** Used nonces that expired before this are deleted (their nonces are refused as expired anyway). */
   noncesExpiredBefore: Date;
-  /** Rate-limit windows that started before this are over and deleted. */
+  /** Rate-limit windows (one minute) that started before this are over and deleted. */
   windowsBefore: Date;
+  /**
+   * The new-account limit's windows (one hour) that started before this are over and deleted;
+   * default: 59 minutes before `windowsBefore`, i.e. an hour before now when that is a minute.
+   */
+  hourWindowsBefore?: Date;
   /** Sessions that expired or were signed out before this are deleted (their tokens stay refused). */
   sessionsEndedBefore: Date;
   /** Rows per DELETE: short statements that hold few locks and never hit the statement timeout. */
@@ -28,6 +34,7 @@ export interface PurgeResult {
  */
 export async function purgeExpiredAuthState(db: Kysely<Database>, options: PurgeOptions): Promise<PurgeResult> {
   const batchSize = options.batchSize ?? 1_000;
+  const hourWindowsBefore = options.hourWindowsBefore ?? new Date(options.windowsBefore.getTime() - 59 * 60_000);
   const maxBatches = options.maxBatches ?? 100;
   const nonces = await inBatches(maxBatches, batchSize, async () => {
     const result = await db
@@ -47,7 +54,9 @@ export async function purgeExpiredAuthState(db: Kysely<Database>, options: Purge
   const rateLimitWindows = await inBatches(maxBatches, batchSize, async () => {
     const result = await sql`
       delete from rate_limit_hits where (bucket, window_start) in (
-        select bucket, window_start from rate_limit_hits where window_start < ${options.windowsBefore}
+        select bucket, window_start from rate_limit_hits
+        where window_start < ${options.windowsBefore}
+          and (bucket not like ${`${NEW_USER_BUCKET_PREFIX}%`} or window_start < ${hourWindowsBefore})
         limit ${batchSize} for update skip locked)
     `.execute(db);
     return Number(result.numAffectedRows ?? 0);

@@ -1,6 +1,7 @@
 /**
- * Connection limits: a total cap sized from the process's descriptor limit, a cap per client
- * address, and node:http's timeouts enforced at the values configured rather than up to one
+ * Connection limits: a total cap sized from the process's descriptor limit (at which the oldest
+ * connection that has sent no request gives way to a newcomer), a cap per client address, and
+ * node:http's timeouts enforced at the values configured rather than up to one
  * check interval later.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,8 +11,9 @@ import { rateLimitKey, type TrustProxy } from '../client-address.js';
 
 export interface ConnectionLimits {
   /**
-   * Total open connections; beyond it node closes new ones at once. Unset: sized from the
-   * descriptor limit when the server starts listening (defaultMaxConnections).
+   * Total open connections; at it the oldest connection that has sent no request is closed for
+   * a newcomer (else the newcomer is). Unset: sized from the descriptor limit when the server
+   * starts listening (defaultMaxConnections).
    */
   maxConnections: number | undefined;
   /** Pool size, part of the default cap's reserve. */
@@ -49,18 +51,23 @@ export function timeoutOptions(limits: ConnectionLimits): ServerOptions {
 }
 
 /**
- * Caps connections on the server: in total (server.maxConnections) and per client address.
- * A connection over either cap is closed as soon as it is accepted, before it costs a parser
- * buffer or a request. The per-address cap counts the TCP peer: a trusted proxy (TRUST_PROXY)
- * carries many clients on its connections and is not capped (the proxy is where those clients
- * connect, and where their connections are capped); with TRUST_PROXY as hops, every peer is a
- * proxy, so the cap is off.
+ * Caps connections on the server: in total and per client address. A connection over the
+ * per-address cap is closed as soon as it is accepted, before it costs a parser buffer or a
+ * request. The per-address cap counts the TCP peer: a trusted proxy (TRUST_PROXY) carries many
+ * clients on its connections and is not capped (the proxy is where those clients connect, and
+ * where their connections are capped); with TRUST_PROXY as hops, every peer is a proxy, so the
+ * cap is off. At the total cap see capTotal.
  */
 export function limitConnections(server: Server, limits: ConnectionLimits, trust: TrustProxy): number {
-  server.maxConnections = limits.maxConnections ?? defaultMaxConnections(limits.databasePoolSize);
-  const total = server.maxConnections;
-  const cap = limits.maxConnectionsPerAddress;
-  if (cap === 0 || ('hops' in trust && trust.hops > 0)) return total;
+  const total = limits.maxConnections ?? defaultMaxConnections(limits.databasePoolSize);
+  capPerAddress(server, limits.maxConnectionsPerAddress, trust);
+  // After the per-address cap: a connection it closed takes nobody's place.
+  capTotal(server, total);
+  return total;
+}
+
+function capPerAddress(server: Server, cap: number, trust: TrustProxy): void {
+  if (cap === 0 || ('hops' in trust && trust.hops > 0)) return;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
@@ -79,7 +86,42 @@ export function limitConnections(server: Server, limits: ConnectionLimits, trust
       else open.set(key, left);
     });
   });
-  return total;
+}
+
+/**
+ * The total cap. At the cap a newcomer is not simply refused (as node's maxConnections does):
+ * the oldest connection that has not yet sent a complete request head is closed to make room,
+ * and only when every open connection has sent one is the newcomer refused. An idle flood from
+ * many addresses (each under its per-address cap) used to fill the total and lock everyone out
+ * until the headers timeout (issue 24: a real client got 29 of 60 requests answered); now the
+ * flood's own sockets, the oldest silent ones, are what give way, and a client that sends its
+ * request at once is served. A connection that has sent a request (keep-alive included) is
+ * never closed for a newcomer.
+ */
+function capTotal(server: Server, total: number): void {
+  // Every open connection, and those still to send a request head; both in order of arrival.
+  const open = new Set<Socket>();
+  const silent = new Set<Socket>();
+  server.on('request', (req) => silent.delete(req.socket));
+  server.on('connection', (socket: Socket) => {
+    if (socket.destroyed) return;
+    if (open.size >= total) {
+      const oldest = silent.values().next().value;
+      if (oldest === undefined) {
+        socket.destroy();
+        return;
+      }
+      open.delete(oldest);
+      silent.delete(oldest);
+      oldest.destroy();
+    }
+    open.add(socket);
+    silent.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      silent.delete(socket);
+    });
+  });
 }
 
 /**

@@ -9,10 +9,10 @@ import {
 } from '@signal/core';
 import type { NonceRecord } from '@signal/core/nonce';
 import { parseWallet } from '@signal/core/wallet';
-import { recordNonceUseAndLogin, revokeSessions } from '@signal/db';
+import { admitNewUser, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
 import { requestAddress } from '../client-address.js';
 import * as examples from '../openapi.examples.js';
-import { rateLimitedProcedure } from '../rate-limit.js';
+import { NEW_USER_WINDOW_MS, newUserBudgets, newUserRefused, rateLimitedProcedure } from '../rate-limit.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED, signInFields, signInMessage } from '../sign-in.js';
 import { authedProcedure, authenticate, router } from '../trpc.js';
 
@@ -103,19 +103,28 @@ export const authRouter = router({
       // The session is started with the login, so the token's sid exists before the token does.
       const sessionId = randomUUID();
       const userAgent = ctx.req.headers['user-agent'];
-      const login = await recordNonceUseAndLogin(database.db, {
-        nonce: input.nonce,
-        wallet: wallet.wallet,
-        chain: wallet.chain,
-        expiresAt: new Date(record.expiresAt),
-        now: at,
-        session: {
-          id: sessionId,
-          expiresAt: tokens.expiresAt(at),
-          userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
-          ip: requestAddress(ctx),
-        },
-      });
+      // A new wallet counts against its client's new-account budgets, in the transaction that
+      // creates it; past one, a 429 and nothing written (the nonce stays unused).
+      const admission = await admitNewUser(
+        database.db,
+        { wallet: wallet.wallet, budgets: newUserBudgets(ctx), now: at, windowMs: NEW_USER_WINDOW_MS },
+        (db) =>
+          recordNonceUseAndLogin(db, {
+            nonce: input.nonce,
+            wallet: wallet.wallet,
+            chain: wallet.chain,
+            expiresAt: new Date(record.expiresAt),
+            now: at,
+            session: {
+              id: sessionId,
+              expiresAt: tokens.expiresAt(at),
+              userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
+              ip: requestAddress(ctx),
+            },
+          }),
+      );
+      if (!admission.admitted) throw newUserRefused(admission, at);
+      const login = admission.result;
       if (!login) throw invalidNonce(NONCE_USED);
       const issued = await tokens.issue({
         userId: login.user.id,
