@@ -16,7 +16,7 @@ export const appRouter = router({
   providers: mergeRouters(providersRouter, providerWritesRouter),
   sessions: sessionsRouter,
   wallets: walletsRouter,
-  admin: router({ keys: adminKeysRouter }),
+  keys: adminKeysRouter,
   events: eventsRouter,
   followers: followersRouter,
 });
