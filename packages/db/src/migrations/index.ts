@@ -12,7 +12,8 @@ import * as idempotency from './0010b-idempotency.js';
 import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
-import * as catalogueSearch from './0014-catalogue-search.js';
+import * as nameSearch from './0014-name-search.js';
+import * as figureSorts from './0014b-figure-sorts.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   '0011-user-wallets': userWallets,
   '0012-events': events,
   '0012b-event-feed': eventFeed,
-  '0014-catalogue-search': catalogueSearch,
+  '0014-name-search': nameSearch,
+  '0014b-figure-sorts': figureSorts,
 };
