@@ -27,6 +27,7 @@ import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
 import { rootCause, toWireError, type WireError } from './errors.js';
+import { eventMetrics } from './events/metrics.js';
 import { AVATAR_PATH, renderAvatar } from './http/avatar.js';
 import { readJsonBody } from './http/body.js';
 import { restCaching } from './http/caching.js';
@@ -134,7 +135,10 @@ export function createServer(options: ServerOptions) {
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
       services = { config, database, tokens, nonces, cursors, now, log, evmChain };
-      if (config.metrics || config.metricsPort !== undefined) services.metrics = await createMetrics(database);
+      if (config.metrics || config.metricsPort !== undefined) {
+        services.metrics = await createMetrics(database);
+        eventMetrics(services.metrics, services);
+      }
       replica = await openReadReplica(config, database, log);
       if (replica) {
         services.replica = replica;

@@ -15,7 +15,7 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
   let api: TestApi;
   let reader: string;
   beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3' } });
+    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
     const created = await call(api, 'POST', '/admin/keys', {
       token: ADMIN_KEY,
       body: { name: 'feed reader', scopes: ['events:read'] },
@@ -182,5 +182,20 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
       'user.created',
       'session.created',
     ]);
+  });
+
+  it('metrics: events written (numbered) and the feed lag', async () => {
+    const scrape = async () => {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { written: value('signal_events_written'), lag: value('signal_events_feed_lag_seconds') };
+    };
+    await tail();
+    const before = await scrape();
+    await signIn(api, evmWallet());
+    await tail(); // a read numbers them
+    const after = await scrape();
+    expect(after.written - before.written).toBe(2);
+    expect(after.lag).toBe(0);
   });
 });

@@ -141,3 +141,17 @@ export async function purgeEvents(
   }
   return total;
 }
+
+/**
+ * For the metrics: how many events the feed has numbered (every committed event, since the
+ * database began), and how long the oldest committed event not yet numbered has waited, in
+ * seconds (0 when none waits): the feed's lag.
+ */
+export async function feedFigures(db: Kysely<Database>): Promise<{ numbered: number; lagSeconds: number }> {
+  const row = await sql<{ numbered: string; lag: number | null }>`
+    select (select last_position from event_feed_state)::text as numbered,
+      (select extract(epoch from now() - min(occurred_at))::float8 from events where position is null) as lag
+  `.execute(db);
+  const figures = row.rows[0];
+  return { numbered: Number(figures?.numbered ?? 0), lagSeconds: Math.max(0, figures?.lag ?? 0) };
+}
