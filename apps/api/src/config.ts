@@ -50,6 +50,23 @@ const origins = z.string().transform((value, ctx) => {
   return list;
 });
 
+/**
+ * SIGN_IN_DOMAIN: one or more sites users sign in to, comma-separated host[:port] (port 1..65535),
+ * lower-cased; a message names the request's Host when it is one of them, else the first.
+ */
+const signInDomains = z.string().transform((value, ctx) => {
+  const list: string[] = [];
+  for (const entry of value.split(',').map((d) => d.trim())) {
+    if (entry === '') continue;
+    if (!isSignInDomain(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not host[:port], such as app.example.com` });
+      return z.NEVER;
+    }
+    if (!list.includes(entry.toLowerCase())) list.push(entry.toLowerCase());
+  }
+  return list;
+});
+
 const trustProxy = z.string().transform((value, ctx) => {
   try {
     return parseTrustProxy(value);
@@ -93,7 +110,7 @@ const EnvSchema = z.object({
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
   // Sign-in messages (SIWE, SIWS): the site they name.
-  SIGN_IN_DOMAIN: optional(z.string().refine(isSignInDomain, 'must be host[:port], such as app.example.com')),
+  SIGN_IN_DOMAIN: optional(signInDomains),
   SIGN_IN_URI: optional(
     z
       .string()
@@ -123,6 +140,8 @@ const EnvSchema = z.object({
       ),
   ),
   SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
+  // Events (issue 27): how long the feed keeps them.
+  EVENT_RETENTION_DAYS: withDefault(integer(1, 3_650), '30'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -169,8 +188,12 @@ export interface Config {
   databaseReadUrl: string | undefined;
   /** Beyond this replay lag the replica is left out until it catches up. */
   databaseReadMaxLagSeconds: number;
-  /** host[:port] named in SIWE/SIWS messages; unset: the Host of the nonce request. */
-  signInDomain: string | undefined;
+  /**
+   * The sites (host[:port], lower case) SIWE/SIWS messages may name: the request's Host when it
+   * is one of them, else the first. Empty: the Host of the nonce request, and only while HOST
+   * is loopback (sign-in.ts).
+   */
+  signInDomains: string[];
   /** URI named in SIWE/SIWS messages; unset: https://{domain} (http:// for localhost). */
   signInUri: string | undefined;
   signInStatement: string;
@@ -180,6 +203,8 @@ export interface Config {
   adminKey: string | undefined;
   /** Requests a minute per service key on scoped routes, per server process; 0 = off. */
   serviceKeyRateLimitPerMinute: number;
+  /** Events older than this many days are purged from the feed (maintenance.ts). */
+  eventRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -242,12 +267,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
-    signInDomain: e.SIGN_IN_DOMAIN,
+    signInDomains: e.SIGN_IN_DOMAIN ?? [],
     signInUri: e.SIGN_IN_URI,
     signInStatement: e.SIGN_IN_STATEMENT,
     evmChainId: e.EVM_CHAIN_ID,
     siwsChain: e.SIWS_CHAIN,
     adminKey: e.ADMIN_KEY,
     serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
   };
 }

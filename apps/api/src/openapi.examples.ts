@@ -13,12 +13,20 @@ import type {
   Event,
   EventPage,
   FollowedProviderPage,
+  FollowerPage,
   FollowResult,
   Jwks,
+  LinkedWallet,
+  LinkedWalletList,
+  LinkWalletBody,
   NonceResponse,
+  Performance,
+  PerformancePublishInput,
   Provider,
+  ProviderCreateBody,
   ProviderPage,
   ProviderStats,
+  ProviderWrite,
   ServiceKey,
   ServiceKeyPage,
   Session,
@@ -33,7 +41,7 @@ const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const nonce = '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3';
 
 /** A SIWE sign-in for the site app.example.com (SIGN_IN_DOMAIN) on chain 1. */
-export const nonceRequest = { wallet, format: 'siwe', chainId: 1 } as const;
+export const nonceRequest = { wallet, format: 'siwe', chainId: 1, purpose: 'signin' } as const;
 
 export const nonceResponse = {
   nonce,
@@ -57,6 +65,34 @@ export const verifyRequest = {
     '0xd7e69edfe6f45ca0436f9a536f31bb2d9782f427f37a53a9a29f9154e27c516054115c21054ba29c9772ff2544a433b0972cde514018369a680b2bbb4d0c9aa61b',
 } satisfies VerifyBody;
 
+/** A Solana wallet the example user links as its second one. */
+const solanaWallet = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+export const primaryWallet = {
+  wallet,
+  chain: 'evm',
+  linkedAt: '2026-11-23T10:00:00.000Z',
+  primary: true,
+  lastLoginAt: '2026-11-23T10:00:00.000Z',
+} satisfies LinkedWallet;
+
+/** The answer to a new link: not primary, never signed in with yet. */
+export const linkedWallet = {
+  wallet: solanaWallet,
+  chain: 'solana',
+  linkedAt: '2026-11-24T09:30:00.000Z',
+  primary: false,
+  lastLoginAt: null,
+} satisfies LinkedWallet;
+
+export const linkWalletRequest = {
+  wallet: solanaWallet,
+  nonce: '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz4',
+  signature: '3yZe7d4E1vBqKXU9aGkRr6Fh2WmXpN8sTc5LJoQwYbVn4HfDg1sCzAeP7uRiMkT9xjvLq2NbWdGo6yHtZa8KcEpF',
+} satisfies LinkWalletBody;
+
+export const walletList = { items: [primaryWallet, linkedWallet] } satisfies LinkedWalletList;
+
 export const user = {
   id: 1,
   wallet,
@@ -64,6 +100,7 @@ export const user = {
   createdAt: '2026-11-23T10:00:00.000Z',
   lastLoginAt: '2026-11-23T10:00:00.000Z',
   followingCount: 2,
+  wallets: [primaryWallet],
 } satisfies User;
 
 export const tokenResponse = {
@@ -236,6 +273,21 @@ export const serviceKeyPage = {
   totalPages: 1,
   nextCursor: null,
 } satisfies ServiceKeyPage;
+
+export const followerPage = {
+  items: [
+    { userId: 41, wallet, chain: 'evm', followedAt: '2026-11-02T08:30:00.000Z' },
+    {
+      userId: 57,
+      wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      chain: 'solana',
+      followedAt: '2026-11-20T17:12:00.000Z',
+    },
+  ],
+  nextCursor: null,
+  total: 2,
+} satisfies FollowerPage;
+
 export const event = {
   id: 'evt_0b6f9c2e4d1a4f7e9c3b5a8d2e6f1c04',
   type: 'follow.created',
@@ -255,3 +307,43 @@ export const eventPage = {
   ],
   nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
 } satisfies EventPage;
+
+export const createProviderRequest = {
+  name: 'Swift Edge Quant',
+  description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
+  avatarUrl: 'https://cdn.example.com/avatars/swift-edge.png',
+} satisfies ProviderCreateBody;
+
+export const providerWrite = {
+  id: 101,
+  name: 'Swift Edge Quant',
+  description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
+  avatarUrl: 'https://cdn.example.com/avatars/swift-edge.png',
+  followerCount: 0,
+  createdAt: '2026-11-23T10:00:00.000Z',
+  roi30dPct: null,
+  maxDrawdownPct: 0,
+  winRate: 0,
+  archived: false,
+} satisfies ProviderWrite;
+
+export const publishPerformanceRequest = {
+  id: 5,
+  points: [
+    { date: '2026-11-21', nav: 1.0412 },
+    { date: '2026-11-22', nav: 1.0387 },
+  ],
+  signals: { total: 2099, winning: 1567, avgReturnPct: -0.0254, lastSignalAt: '2026-11-21T21:58:35.971Z' },
+} satisfies PerformancePublishInput;
+
+export const performance = {
+  providerId: 5,
+  window: '7d',
+  asOf: '2026-11-22',
+  points: [
+    { date: '2026-11-15', roiPct: 0, drawdownPct: 0 },
+    { date: '2026-11-18', roiPct: 2.113, drawdownPct: 0 },
+    { date: '2026-11-21', roiPct: 1.61, drawdownPct: 0.492 },
+    { date: '2026-11-22', roiPct: 1.37, drawdownPct: 0.727 },
+  ],
+} satisfies Performance;

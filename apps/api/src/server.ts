@@ -46,6 +46,7 @@ import { answerScrape, createMetrics, setRoute, trpcRoute } from './metrics.js';
 import { openReadReplica, replicaMetrics } from './read-replica.js';
 import { answersCheckedByZodAlone, appRouter } from './routers/index.js';
 import { flushServiceKeyUsage } from './service-key-usage.js';
+import { signInDomainWarning } from './sign-in.js';
 
 export interface ServerOptions {
   config: Config;
@@ -83,6 +84,8 @@ export function createServer(options: ServerOptions) {
 
   async function start(): Promise<RunningServer> {
     const log = options.logger ?? createLogger(config.logLevel);
+    const domainWarning = signInDomainWarning(config);
+    if (domainWarning) log.warn(domainWarning);
     // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
     const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
     if (dataDir) await prepareDataDir(dataDir);
@@ -243,7 +246,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     if (!match) throw noRoute(method, target.pathname, restRoutes.methodsAt(target.pathname));
     setRoute(req, match.route.path);
     // Read here so that size, content type and JSON errors answer in the contract's terms.
-    if (method !== 'GET') req.body = await readJsonBody(req);
+    if (method !== 'GET') req.body = await readJsonBody(req, match.route.maxBodyBytes);
     const input = restInput(match, req, target.searchParams);
     const { procedure } = match.route;
     if (caching.applies(procedure, req)) {
@@ -252,8 +255,11 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       );
       return;
     }
+    // The route's success status, which the procedure may change for this answer (POST
+    // /me/wallets: 200 when the wallet was linked already).
+    res.statusCode = match.route.successStatus;
     const data = await callRestProcedure(appRouter, match, input, createContext({ req, res }));
-    sendJson(res, match.route.successStatus, data);
+    sendJson(res, res.statusCode, data);
   };
 
   const trpcCall = trpcHandler({

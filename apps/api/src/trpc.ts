@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '@signal/core';
+import { DomainError, type ErrorCode, type Scope } from '@signal/core';
 import type { TokenClaims } from '@signal/core/token';
 import { touchAndCheckSession } from '@signal/db';
 import { initTRPC } from '@trpc/server';
@@ -16,6 +16,10 @@ import { bearerToken, resolveServiceCredential, unknownServiceKey } from './serv
  */
 export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
+  /** Set by scopedProcedure: the route takes a service key with this scope (openapi.ts reads it). */
+  scope?: Scope;
+  /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
+  maxBodyBytes?: number;
   openapi?: {
     example?: { request?: Record<string, unknown>; response?: unknown };
     /** The REST status of a success when it is not 200 (201 for a POST that creates). */
@@ -34,6 +38,10 @@ const t = initTRPC
 
 export const router = t.router;
 export const publicProcedure = t.procedure;
+/** A reusable procedure middleware (e.g. write-transaction.ts's writeTransaction). */
+export const middleware = t.middleware;
+/** One namespace from several routers' procedures (e.g. the public and the operator's providers.*). */
+export const mergeRouters = t.mergeRouters;
 
 /**
  * The base of the sign-in procedures: counts every auth.verify outcome for the metrics. First
@@ -51,12 +59,13 @@ export const walletNotFound = () =>
   new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
 
 /**
- * Requires a valid bearer token of a live session; the verified claims are in ctx.auth. The
- * token's signature is checked in memory (and remembered), its session in the database on every
+ * The claims of the request's bearer token, once its session is found live: the token's
+ * signature is checked in memory (and remembered), its session in the database on every
  * request, so a sign-out on any server refuses the token everywhere from the next request on.
- * A service key (ADMIN_KEY included) is a valid credential but not a user's: 403.
+ * A service key (ADMIN_KEY included) is a valid credential but not a user's: 403. Also called
+ * by public procedures that need a user for one of their options (auth.nonce's `purpose=link`).
  */
-export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export async function authenticate(ctx: Context): Promise<TokenClaims> {
   const token = bearerToken(ctx.req);
   const credential = await resolveServiceCredential(ctx.services, token);
   if (credential === 'unknown') throw unknownServiceKey();
@@ -76,5 +85,12 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
     });
   }
   if (state === 'user-not-found') throw walletNotFound();
-  return next({ ctx: { ...ctx, auth } });
-});
+  return auth;
+}
+
+/** Requires a valid bearer token of a live session (see authenticate); the claims go in ctx.auth. */
+export const requireUser = t.middleware(async ({ ctx, next }) =>
+  next({ ctx: { ...ctx, auth: await authenticate(ctx) } }),
+);
+
+export const authedProcedure = t.procedure.use(requireUser);

@@ -48,6 +48,15 @@ describe.each(['postgres', 'pglite'] as const)('wallet sign-in over REST on %s',
         createdAt: expect.stringMatching(ISO),
         lastLoginAt: expect.stringMatching(ISO),
         followingCount: 0,
+        wallets: [
+          {
+            wallet: wallet.address,
+            chain,
+            linkedAt: first.user.createdAt,
+            primary: true,
+            lastLoginAt: first.user.lastLoginAt,
+          },
+        ],
       });
       const me = await call(api, 'GET', '/me', { token: first.token });
       expect(me.status).toBe(200);

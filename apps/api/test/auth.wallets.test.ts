@@ -2,13 +2,14 @@
  * Wallet forms beyond the plain signature, end to end over HTTP: EIP-2098 compact EVM
  * signatures, and Solana signatures of the off-chain message envelope as a Ledger signs it.
  * The envelopes are built here byte by byte from the specification and signed with tweetnacl.
+ * Linking a wallet (POST /me/wallets) takes the same forms.
  */
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { parseSignature, serializeCompactSignature, signatureToCompactSignature } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
 
 const SIGNING_DOMAIN = [0xff, ...new TextEncoder().encode('solana offchain')];
 const u16le = (n: number) => [n & 0xff, n >> 8];
@@ -96,5 +97,29 @@ describe.each(['postgres', 'pglite'] as const)('wallet signature forms on %s', (
       expectError(await verify(wallet, nonce, sign(extendedEnvelope(message, stranger))), 401, 'INVALID_SIGNATURE');
       expect((await verify(wallet, nonce, sign(legacyEnvelope(message)))).status).toBe(200);
     });
+  });
+
+  it('linking takes the same forms: an EIP-2098 compact signature and a Ledger envelope link wallets', async () => {
+    const user = await signIn(api, evmWallet());
+    const link = async (wallet: string, sign: (message: string) => Promise<string>) => {
+      const issued = await call(api, 'GET', `/auth/nonce?wallet=${wallet}&purpose=link`, { token: user.token });
+      const body = { wallet, nonce: issued.body.nonce, signature: await sign(issued.body.message) };
+      return call(api, 'POST', '/me/wallets', { token: user.token, body });
+    };
+    const account = privateKeyToAccount(generatePrivateKey());
+    const compact = async (message: string) =>
+      serializeCompactSignature(signatureToCompactSignature(parseSignature(await account.signMessage({ message }))));
+    expect((await link(account.address, compact)).status).toBe(201);
+    const ledger = nacl.sign.keyPair();
+    const ledgerWallet = bs58.encode(ledger.publicKey);
+    const envelope = async (message: string) =>
+      bs58.encode(nacl.sign.detached(extendedEnvelope(message, ledger.publicKey), ledger.secretKey));
+    expect((await link(ledgerWallet, envelope)).status).toBe(201);
+    const me = await call(api, 'GET', '/me', { token: user.token });
+    expect(me.body.wallets.map((w: { wallet: string }) => w.wallet)).toEqual([
+      user.user.wallet,
+      account.address,
+      ledgerWallet,
+    ]);
   });
 });

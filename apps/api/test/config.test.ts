@@ -85,6 +85,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it('reads SIGN_IN_DOMAIN as a list of host[:port], lower-cased, each checked', () => {
+    expect(loadConfig({}).signInDomains).toEqual([]);
+    expect(
+      loadConfig({ SIGN_IN_DOMAIN: ' App.Example.com, www.example.com:8443 ,app.example.com' }).signInDomains,
+    ).toEqual(['app.example.com', 'www.example.com:8443']);
+    for (const value of ['https://app.example.com', 'app.example.com, bad host', 'app.example.com:99999']) {
+      expect(() => loadConfig({ SIGN_IN_DOMAIN: value }), value).toThrow('SIGN_IN_DOMAIN');
+    }
+  });
+
   it('reads the chain node for contract wallets: off by default, a 5 s time box', () => {
     expect(loadConfig({})).toMatchObject({ evmRpcUrl: undefined, evmRpcTimeoutMs: 5000 });
     expect(loadConfig({ EVM_RPC_URL: 'https://rpc.example/v1/key', EVM_RPC_TIMEOUT_MS: '800' })).toMatchObject({

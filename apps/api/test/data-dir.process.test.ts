@@ -26,6 +26,15 @@ function expectPrivate(found: Map<string, number>) {
   expect(wrong.map(([path, mode]) => `${path} ${mode.toString(8)}`)).toEqual([]);
 }
 
+/** The built server started on `dataDir`, expected to stop at once: its exit status and output. */
+function startOn(dataDir: string) {
+  return spawnSync(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', SEED_PROVIDERS: '0' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+}
+
 describe('DATA_DIR permissions (built server, PGlite)', () => {
   let root: string;
   beforeAll(async () => {
@@ -61,11 +70,7 @@ describe('DATA_DIR permissions (built server, PGlite)', () => {
       const dataDir = join(root, `open-${mode}`);
       await mkdir(dataDir);
       await chmod(dataDir, Number.parseInt(mode, 8));
-      const result = spawnSync(process.execPath, [MAIN], {
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', SEED_PROVIDERS: '0' },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
+      const result = startOn(dataDir);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`DATA_DIR ${dataDir} is writable by ${who}`);
       expect(result.stderr).toContain(`chmod 700 ${dataDir}`);
@@ -88,11 +93,7 @@ describe('DATA_DIR permissions (built server, PGlite)', () => {
       const keyFile = join(dataDir, 'jwt-signing-key.pem');
       await writeFile(keyFile, signingKeyPem());
       await chmod(keyFile, Number.parseInt(mode, 8));
-      const result = spawnSync(process.execPath, [MAIN], {
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', SEED_PROVIDERS: '0' },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
+      const result = startOn(dataDir);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`The signing key ${keyFile} is open to ${who} (mode ${mode})`);
       expect(result.stderr).toContain(`chmod 600 ${keyFile}`);

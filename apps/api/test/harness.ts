@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { User } from '@signal/core';
 import type { Backend, DatabaseHandle } from '@signal/db';
 import { createDatabase } from '@signal/db';
 import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
@@ -173,7 +174,7 @@ export async function signIn(
   if (verify.status !== 200) throw new Error(`verify failed: ${JSON.stringify(verify.body)}`);
   return verify.body as {
     token: string;
-    user: { id: number; wallet: string };
+    user: User;
     isNewUser: boolean;
     expiresAt: string;
     sessionId: string;

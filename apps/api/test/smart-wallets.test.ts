@@ -207,6 +207,36 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
     expect(await anvil.client.getCode({ address: account.address })).toBeUndefined();
   });
 
+  it('the SDK links a deployed 1271 wallet and a counterfactual 6492 one to a key user; each then signs that user in', async () => {
+    const user = createClient({ baseUrl: api.url, signer: evmSigner(privateKeyToAccount(generatePrivateKey())) });
+    const { user: me } = await user.signIn();
+    const deployed = await deploy(anvil, contracts.OwnedWallet, [owner.address]);
+    const account = await counterfactual(owner);
+    const signers = [
+      evmSigner(
+        createWalletClient({
+          account: deployed,
+          transport: custom(smartWalletProvider(deployed, (message) => owner.signMessage({ message }))),
+        }),
+      ),
+      evmSigner(
+        createWalletClient({
+          account: account.address,
+          transport: custom(
+            smartWalletProvider(account.address, async (message) => account.wrap(await owner.signMessage({ message }))),
+          ),
+        }),
+      ),
+    ];
+    for (const signer of signers) {
+      const linked = await user.linkWallet(signer);
+      expect(linked).toMatchObject({ wallet: await signer.getAddress(), chain: 'evm', primary: false });
+      const again = createClient({ baseUrl: api.url, signer });
+      expect((await again.signIn()).user).toMatchObject({ id: me.id, wallet: me.wallet });
+    }
+    expect(await anvil.client.getCode({ address: account.address })).toBeUndefined();
+  });
+
   it('malformed long signatures → 401, not 500', async () => {
     const { nonce } = await nonceFor(api, wallet1271);
     for (const signature of [

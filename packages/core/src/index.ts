@@ -8,3 +8,4 @@ export * from './schemas.js';
 export * from './service-key.schemas.js';
 export * from './service-vocabulary.js';
 export * from './sign-in-message.js';
+export * from './wallets.schemas.js';

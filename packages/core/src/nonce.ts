@@ -59,6 +59,14 @@ export interface NonceRecord {
   domain?: string;
   /** Milliseconds since the epoch: the message's Issued At. */
   issuedAt?: number;
+  /**
+   * `link`: the nonce links a wallet to a signed-in user (POST /me/wallets) and signs no one in;
+   * absent: a sign-in nonce. Bound, as is the user below: each route opens a nonce only with
+   * its own purpose, so one route's nonce fails the other's MAC.
+   */
+  purpose?: 'link';
+  /** The user a link nonce was issued to (decimal id). Bound: only that user's link opens it. */
+  userId?: string;
 }
 
 interface FieldSpec<T> {
@@ -121,6 +129,9 @@ const FIELDS: { [K in keyof NonceRecord]-?: FieldSpec<NonceRecord[K]> } = {
     },
   },
   issuedAt: { tag: 7, carried: true, optional: true, ...uint48 },
+  // `link` is the only purpose a nonce names (a sign-in nonce names none): one byte says it.
+  purpose: { tag: 8, carried: false, optional: true, encode: () => Uint8Array.of(1) },
+  userId: { tag: 9, carried: false, optional: true, ...utf8 },
 };
 
 type FieldName = keyof NonceRecord;
@@ -130,7 +141,7 @@ const BY_TAG = new Map(FIELD_ORDER.map((name) => [FIELDS[name].tag, name]));
 
 type CarriedName = { [K in FieldName]: (typeof FIELDS)[K]['carried'] extends true ? K : never }[FieldName];
 /** The fields a verifier supplies to open a nonce. */
-export type NonceBinding = Pick<NonceRecord, 'wallet'>;
+export type NonceBinding = Pick<NonceRecord, 'wallet' | 'purpose' | 'userId'>;
 
 export type NonceCheck =
   | { ok: true; record: NonceRecord }
@@ -203,7 +214,8 @@ export function createNonceCodec(secret: Uint8Array): NonceCodec {
         return {
           ok: false,
           reason: 'forged',
-          message: 'nonce was not issued for this wallet by this service (another wallet, altered, or an old key)',
+          message:
+            'nonce was not issued for this wallet and purpose by this service (another wallet, a sign-in nonce used to link or the reverse, another user, altered, or an old key)',
         };
       }
       if (record.expiresAt <= now.getTime()) return { ok: false, reason: 'expired', message: 'nonce has expired' };

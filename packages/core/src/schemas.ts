@@ -35,6 +35,13 @@ export const NonceQuerySchema = z.object({
     1,
     Number.MAX_SAFE_INTEGER,
   ).optional(),
+  purpose: z
+    .enum(['signin', 'link'])
+    .default('signin')
+    .describe(
+      '`signin` (default) for POST /auth/verify; `link` (Bearer token required) for POST /me/wallets: the nonce is ' +
+        'bound to the wallet and to the signed-in user, and signs nothing else in',
+    ),
 });
 export type NonceQuery = z.infer<typeof NonceQuerySchema>;
 
@@ -61,13 +68,27 @@ export const VerifyBodySchema = z.object({
 });
 export type VerifyBody = z.infer<typeof VerifyBodySchema>;
 
+export const LinkedWalletSchema = z.object({
+  wallet: z.string().describe('Canonical wallet address'),
+  chain: ChainSchema,
+  linkedAt: isoTimestamp.describe('When it was linked (the first sign-in, for the wallet that created the user)'),
+  primary: z.boolean().describe("The user's primary wallet: the oldest linked one, named by User.wallet"),
+  lastLoginAt: isoTimestamp.nullable().describe('Latest sign-in with this wallet; null: none since it was linked'),
+});
+export type LinkedWallet = z.infer<typeof LinkedWalletSchema>;
+
 export const UserSchema = z.object({
   id: entityId.describe('User id'),
-  wallet: z.string().describe('Canonical wallet address (EIP-55 checksummed for EVM, as given for Solana)'),
+  wallet: z
+    .string()
+    .describe('Canonical address of the primary wallet (EIP-55 checksummed for EVM, as given for Solana)'),
   chain: ChainSchema,
   createdAt: isoTimestamp.describe('First sign-in, ISO 8601 UTC'),
   lastLoginAt: isoTimestamp.describe('Latest sign-in, ISO 8601 UTC'),
   followingCount: z.number().int().nonnegative().describe('Number of providers this user follows'),
+  wallets: z
+    .array(LinkedWalletSchema)
+    .describe('Every wallet that signs this user in, oldest first; `wallet` and `chain` above are the primary one'),
 });
 export type User = z.infer<typeof UserSchema>;
 

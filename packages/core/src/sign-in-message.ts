@@ -87,7 +87,10 @@ const DOMAIN =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 export function isSignInDomain(value: string): boolean {
-  return value.length <= 253 && DOMAIN.test(value);
+  if (value.length > 253 || !DOMAIN.test(value)) return false;
+  // A port is 1..65535: `:0` or `:99999` names no site a wallet could show.
+  const port = /:([0-9]{1,5})$/.exec(value)?.[1];
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
 }
 
 /** The URI a domain signs in to by default: https, or http for the local machine. */

@@ -120,7 +120,16 @@ describe('SIWS against the Wallet Standard (@solana/wallet-standard-util)', () =
 
 describe('domains and URIs', () => {
   it('accepts host[:port] only', () => {
-    for (const ok of ['example.com', 'app.example.com:8443', 'localhost', '127.0.0.1:3000', '[::1]:3000', 'a-b.c'])
+    for (const ok of [
+      'example.com',
+      'app.example.com:8443',
+      'localhost',
+      '127.0.0.1:3000',
+      '[::1]:3000',
+      'a-b.c',
+      'a.b:65535',
+      '[::1]',
+    ])
       expect(isSignInDomain(ok), ok).toBe(true);
     for (const bad of [
       '',
@@ -131,6 +140,10 @@ describe('domains and URIs', () => {
       '-a.com',
       'a..b',
       `${'a'.repeat(254)}`,
+      'example.com:0',
+      'example.com:65536',
+      'example.com:99999',
+      '[::1]:0',
     ])
       expect(isSignInDomain(bad), bad).toBe(false);
   });

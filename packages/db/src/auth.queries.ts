@@ -1,8 +1,10 @@
 import type { Chain, User } from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { isUniqueViolation } from './errors.js';
 import type { Database } from './schema.js';
 import { followingCountColumn, toUser } from './user.queries.js';
+import { listWallets } from './wallet.queries.js';
 
 /**
  * Whether a nonce has already signed someone in (and has not expired since). Only read when a
@@ -29,19 +31,41 @@ export interface NewSession {
   ip: string | null;
 }
 
+/** The user row a sign-in answers, and whether the sign-in created it. */
+const userColumns = (inserted: RawBuilder<boolean>) =>
+  ['id', 'wallet', 'chain', 'created_at', 'last_login_at', inserted.as('inserted'), followingCountColumn] as const;
+
+type LoginInput = { nonce: string; wallet: string; chain: Chain; expiresAt: Date; now: Date; session: NewSession };
+
+/**
+ * Records the nonce as used, logs the wallet in and starts its session (see loginStatement).
+ * A wallet linked by another user between this statement's start and its insert makes it fail
+ * on the wallet's key, with nothing written; run again, it signs that user in. Returns null
+ * when the nonce was already used.
+ */
+export async function recordNonceUseAndLogin(db: Kysely<Database>, input: LoginInput): Promise<LoginResult | null> {
+  let row: Awaited<ReturnType<typeof loginStatement>>;
+  try {
+    row = await loginStatement(db, input);
+  } catch (error) {
+    if (!isUniqueViolation(error, 'user_wallets_pkey')) throw error;
+    row = await loginStatement(db, input);
+  }
+  if (!row) return null;
+  const user = toUser({ ...row, wallets: await listWallets(db, row.id) });
+  return { user, isNewUser: row.inserted };
+}
+
 /**
  * Records the nonce as used, logs the wallet in and starts its session, in one statement: the
  * insert into used_nonces takes the nonce's primary key, so of any number of concurrent calls
  * with one nonce (on one server or many) exactly one inserts, the others wait for it and insert
  * nothing. The user is created or stamped from the inserted row and the session from the user
- * row, so a nonce is never used without a login and a session, or the reverse. Returns null
- * when the nonce was already used.
+ * row, so a nonce is never used without a login and a session, or the reverse. The wallet
+ * signs in the user it is linked to (user_wallets), or a new one; the session records it.
  * The nonce's authenticity, wallet binding and expiry are the caller's (core's nonce codec).
  */
-export async function recordNonceUseAndLogin(
-  db: Kysely<Database>,
-  input: { nonce: string; wallet: string; chain: Chain; expiresAt: Date; now: Date; session: NewSession },
-): Promise<LoginResult | null> {
+async function loginStatement(db: Kysely<Database>, input: LoginInput) {
   const { session } = input;
   const values = [
     input.nonce,
@@ -69,13 +93,34 @@ export async function recordNonceUseAndLogin(
               .onConflict((oc) => oc.column('nonce').doNothing())
               .returning('wallet'),
           )
-          .with('login', (qb) =>
+          // A linked wallet signs its user in: its row is locked and stamped, so an unlink running
+          // at the same time either waits for this sign-in (and then ends its session) or goes
+          // first (and this finds no row, and signs a new user in).
+          .with('known', (qb) =>
+            qb
+              .updateTable('user_wallets')
+              .set({ last_login_at: at })
+              .where('wallet', '=', (eb) => eb.selectFrom('consumed').select('consumed.wallet'))
+              .returning('user_id'),
+          )
+          .with('stamped', (qb) =>
+            qb
+              .updateTable('users')
+              .set({ last_login_at: at })
+              .where('id', '=', (eb) => eb.selectFrom('known').select('known.user_id'))
+              .returning(userColumns(sql<boolean>`false`)),
+          )
+          // A wallet no user has: a new user, whose wallet row the users trigger inserts (migration
+          // 0011). When another user links the wallet meanwhile, that insert fails on the wallet's
+          // key and the caller runs the statement again.
+          .with('created', (qb) =>
             qb
               .insertInto('users')
               .columns(['wallet', 'chain', 'created_at', 'last_login_at'])
               .expression((eb) =>
                 eb
                   .selectFrom('consumed')
+                  .where((w) => w.not(w.exists(w.selectFrom('known').select('known.user_id'))))
                   .select([
                     'consumed.wallet',
                     sql<Chain>`${chain}::text`.as('chain'),
@@ -83,24 +128,18 @@ export async function recordNonceUseAndLogin(
                     now.as('last_login_at'),
                   ]),
               )
+              // Two first sign-ins of one wallet at once: the second stamps the user the first made.
               .onConflict((oc) =>
                 oc.column('wallet').doUpdateSet({ last_login_at: (eb) => eb.ref('excluded.last_login_at') }),
               )
-              .returning([
-                'id',
-                'wallet',
-                'chain',
-                'created_at',
-                'last_login_at',
-                // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
-                sql<boolean>`xmax = 0`.as('inserted'),
-                followingCountColumn,
-              ]),
+              // xmax is 0 on a freshly inserted row version and set on one the upsert updated.
+              .returning(userColumns(sql<boolean>`xmax = 0`)),
           )
+          .with('login', (qb) => qb.selectFrom('stamped').selectAll().unionAll(qb.selectFrom('created').selectAll()))
           .with('started', (qb) =>
             qb
               .insertInto('sessions')
-              .columns(['id', 'user_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip'])
+              .columns(['id', 'user_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip', 'wallet'])
               .expression((eb) =>
                 eb
                   .selectFrom('login')
@@ -112,6 +151,7 @@ export async function recordNonceUseAndLogin(
                     sql<Date>`${sessionExpiresAt}::timestamptz`.as('expires_at'),
                     sql<string | null>`${userAgent}::text`.as('user_agent'),
                     sql<string | null>`${ip}::text`.as('ip'),
+                    sql<string>`${wallet}::text`.as('wallet'),
                   ]),
               )
               .returning(['id', 'user_id']),
@@ -147,6 +187,5 @@ export async function recordNonceUseAndLogin(
       );
     },
   );
-  if (!row) return null;
-  return { user: toUser(row), isNewUser: row.inserted };
+  return row;
 }

@@ -53,3 +53,10 @@ export function isSchemaMissingCode(code: string): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
 }
+
+/** PostgreSQL's unique_violation, on the named constraint when one is given. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint: name } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && (constraint === undefined || name === constraint);
+}

@@ -8,8 +8,10 @@ export {
   type PoolStats,
   statementTimeout,
 } from './connect.js';
-export { isDatabaseUnavailable, isForeignKeyViolation } from './errors.js';
+export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
+export * from './follower.queries.js';
+export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
@@ -22,3 +24,4 @@ export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
+export * from './wallet.queries.js';

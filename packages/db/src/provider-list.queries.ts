@@ -145,7 +145,13 @@ async function matches(
         .selectNoFrom((eb) => [
           sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
           eb
-            .selectFrom(whereFilters(db.selectFrom('providers as p') as ProviderQuery, names, filterValues).as('m'))
+            .selectFrom(
+              whereFilters(
+                db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery,
+                names,
+                filterValues,
+              ).as('m'),
+            )
             .select((inner) => inner.fn.countAll<number>().as('n'))
             .as('total'),
         ])
@@ -183,7 +189,7 @@ export async function listProviders(
   const position = (row: ListedRow) => ({ key: sortKey(row, spec), id: Number(row.id) });
   const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
   const filtered = (filterValues: readonly unknown[]) =>
-    whereFilters(db.selectFrom('providers as p') as ProviderQuery, names, filterValues);
+    whereFilters(db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery, names, filterValues);
   const comparison = sql.raw(order === 'desc' ? '<' : '>');
   // The key compares as the column sorts: names by code point.
   const collation = sql.raw(spec.column === 'name' ? ' collate "C"' : '');

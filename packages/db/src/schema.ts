@@ -33,6 +33,8 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp;
   user_agent: string | null;
   ip: string | null;
+  /** The wallet that signed it in; null: signed before migration 0011, by the primary wallet. */
+  wallet: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Fixed-window request counters of the auth rate limit (one row per bucket and window). */
@@ -87,6 +89,16 @@ export interface FollowsTable {
   created_at: Timestamp;
 }
 
+/** The first answer per (credential, Idempotency-Key), kept 24 h (migration 0010b). */
+export interface IdempotencyKeysTable {
+  credential: string;
+  key: string;
+  route: string;
+  request_hash: string;
+  answer: string;
+  created_at: Timestamp;
+}
+
 /** Single-row counters kept in step by triggers, so totals cost no scan. */
 export interface CatalogueCountersTable {
   id: ColumnType<true, true | undefined, never>;
@@ -97,6 +109,18 @@ export interface CatalogueCountersTable {
 export interface CatalogueVersionsTable {
   slot: number;
   version: string;
+}
+
+/**
+ * The wallets that sign a user in, one row each (a wallet belongs to one user at most). The
+ * user's primary wallet is also `users.wallet` (see migration 0011).
+ */
+export interface UserWalletsTable {
+  wallet: string;
+  chain: Chain;
+  user_id: number;
+  linked_at: Timestamp;
+  last_login_at: NullableTimestamp;
 }
 
 /**
@@ -142,10 +166,12 @@ export const TABLES = [
   'follows',
   'catalogue_counters',
   'catalogue_versions',
+  'user_wallets',
   'events',
   'service_keys',
   'provider_nav',
   'event_feed_state',
+  'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -157,8 +183,10 @@ export interface Database {
   follows: FollowsTable;
   catalogue_counters: CatalogueCountersTable;
   catalogue_versions: CatalogueVersionsTable;
+  user_wallets: UserWalletsTable;
   events: EventsTable;
   service_keys: ServiceKeysTable;
   provider_nav: ProviderNavTable;
   event_feed_state: EventFeedStateTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,8 +1,9 @@
-import type { Chain, User } from '@signal/core';
+import type { Chain, LinkedWallet, User } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { followingCount } from './provider.queries.js';
 import type { Database } from './schema.js';
+import { walletsColumn } from './wallet.queries.js';
 
 interface UserRow {
   id: number;
@@ -11,6 +12,7 @@ interface UserRow {
   created_at: Date;
   last_login_at: Date;
   following_count: number;
+  wallets: LinkedWallet[];
 }
 
 /** The one place a user row becomes a wire User; fields are listed so no column leaks. */
@@ -22,6 +24,7 @@ export function toUser(row: UserRow): User {
     createdAt: row.created_at.toISOString(),
     lastLoginAt: row.last_login_at.toISOString(),
     followingCount: row.following_count,
+    wallets: row.wallets,
   };
 }
 
@@ -35,7 +38,7 @@ export async function findUserById(db: Kysely<Database>, id: number): Promise<Us
   const [row] = await runCompiled(db, 'findUserById', [id], (userId) =>
     db
       .selectFrom('users')
-      .select(['id', 'wallet', 'chain', 'created_at', 'last_login_at', followingCountColumn])
+      .select(['id', 'wallet', 'chain', 'created_at', 'last_login_at', followingCountColumn, walletsColumn])
       .where('id', '=', userId),
   );
   return row && toUser(row);

@@ -3,12 +3,14 @@ import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
 import { createTransport } from './transport.js';
+import { walk } from './walk.js';
 import type {
   ActiveSession,
   ActiveSessionPage,
   FollowedProvider,
   FollowedProviderPage,
   FollowResult,
+  LinkedWallet,
   Nonce,
   PageQuery,
   Provider,
@@ -20,6 +22,7 @@ import type {
   Session,
   SignOutScope,
   UnfollowResult,
+  UnlinkedWallet,
   User,
 } from './wire.types.js';
 
@@ -101,6 +104,23 @@ export interface SignalClient {
   /** The stored token, or null when there is none or it has expired. */
   getToken(): Promise<StoredToken | null>;
 
+  /**
+   * Links another wallet to the signed-in user (`GET /auth/nonce?purpose=link`, then
+   * `POST /me/wallets`): `signer` signs a link nonce (its family's sign-in message, SIWE or SIWS,
+   * or `plain` when the client's `messageFormat` is). That wallet then signs the same user in.
+   * Linking a wallet already linked to this user answers it again; one of another user throws
+   * `WALLET_ALREADY_LINKED`.
+   */
+  linkWallet(signer: Signer): Promise<LinkedWallet>;
+  /** `GET /me/wallets` (signed in): every wallet of the user, oldest first; `primary` marks `User.wallet`. */
+  wallets(): Promise<LinkedWallet[]>;
+  /**
+   * `DELETE /me/wallets/{wallet}` (signed in): the wallet stops signing this user in and the
+   * sessions it signed in end (this client's too, if that wallet signed it in). The last wallet
+   * throws `LAST_WALLET`; a wallet not linked to this user `NOT_FOUND`.
+   */
+  unlinkWallet(wallet: string): Promise<UnlinkedWallet>;
+
   /** The two steps of sign-in, for flows that sign elsewhere; `signIn()` runs both. */
   auth: {
     /** `GET /auth/nonce`: a single-use nonce for the wallet and the exact message to sign. */
@@ -154,25 +174,6 @@ export interface SignalClient {
      */
     revoke(id: string): Promise<RevokedSession>;
   };
-}
-
-/** The query of the first page (no page, no cursor) or of the page after `cursor`. */
-function pageAfter<Q extends { page?: unknown; cursor?: unknown }>(query: Q, cursor: string | null): Q {
-  const { page: _page, cursor: _cursor, ...rest } = query;
-  return (cursor === null ? rest : { ...rest, cursor }) as Q;
-}
-
-/** The items of every page `list` answers for `query`, fetched one page at a time as the caller consumes them. */
-async function* walk<Q extends { page?: unknown; cursor?: unknown }, T>(
-  list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
-  query: Q,
-): AsyncIterableIterator<T> {
-  let cursor: string | null = null;
-  do {
-    const page: { items: T[]; nextCursor: string | null } = await list(pageAfter(query, cursor));
-    yield* page.items;
-    cursor = page.nextCursor;
-  } while (cursor !== null);
 }
 
 /** A nonce the SDK is willing to put into a message for a wallet to sign (the contract's alphabet). */
@@ -247,6 +248,34 @@ export function createClient(options: ClientOptions): SignalClient {
     return session;
   };
 
+  /**
+   * Asks for a nonce for `active`'s wallet, checks the message is the one expected, and has the
+   * wallet sign it: the body of POST /auth/verify, or of POST /me/wallets for a `link` nonce
+   * (asked with the user's token in `context`).
+   */
+  const signNonce = async (
+    active: Signer,
+    format: MessageFormat,
+    link?: { context: { token?: string } },
+  ): Promise<{ wallet: string; nonce: string; signature: string }> => {
+    const wallet = await active.getAddress();
+    const chainId = format === 'siwe' ? options.chainId : undefined;
+    const query = {
+      wallet,
+      format,
+      ...(chainId === undefined ? {} : { chainId }),
+      ...(link ? { purpose: 'link' as const } : {}),
+    };
+    const nonce = await trpc.auth.nonce.query(query, link);
+    const domain = options.signInDomain ?? defaultSignInDomain(baseUrl);
+    if (!isExpectedMessage(nonce, { format, wallet, domain, chainId })) {
+      throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
+        status: 200,
+      });
+    }
+    return { wallet, nonce: nonce.nonce, signature: await active.signMessage(nonce.message) };
+  };
+
   const runSignIn = async (active: Signer): Promise<Session> => {
     const startedAt = epoch;
     const format = options.messageFormat ?? FAMILY_FORMAT[active.chain];
@@ -255,17 +284,7 @@ export function createClient(options: ClientOptions): SignalClient {
         `messageFormat '${format}' is not for ${active.chain} wallets; use '${FAMILY_FORMAT[active.chain]}' or 'plain'`,
       );
     }
-    const wallet = await active.getAddress();
-    const chainId = format === 'siwe' ? options.chainId : undefined;
-    const nonce = await trpc.auth.nonce.query({ wallet, format, ...(chainId === undefined ? {} : { chainId }) });
-    const domain = options.signInDomain ?? defaultSignInDomain(baseUrl);
-    if (!isExpectedMessage(nonce, { format, wallet, domain, chainId })) {
-      throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
-        status: 200,
-      });
-    }
-    const signature = await active.signMessage(nonce.message);
-    return verify({ wallet, nonce: nonce.nonce, signature }, startedAt);
+    return verify(await signNonce(active, format), startedAt);
   };
 
   const signIn = (): Promise<Session> => {
@@ -326,6 +345,15 @@ export function createClient(options: ClientOptions): SignalClient {
 
   return {
     signIn,
+    linkWallet: (linked) =>
+      authed(async (context) => {
+        // A wallet of the other family than the client's signer signs its own family's message.
+        const format = options.messageFormat === 'plain' ? 'plain' : FAMILY_FORMAT[linked.chain];
+        const body = await signNonce(linked, format, { context });
+        return trpc.wallets.link.mutate(body, { context });
+      }),
+    wallets: () => authed(async (context) => (await trpc.wallets.list.query(undefined, { context })).items),
+    unlinkWallet: (wallet) => authed((context) => trpc.wallets.unlink.mutate({ wallet }, { context })),
     async signOut({ scope = 'current' } = {}): Promise<SignOutResult> {
       const logout = (context: { token?: string }) => trpc.auth.logout.mutate({ scope }, { context });
       if (scope === 'others') return { ...(await authed(logout)), serverConfirmed: true };

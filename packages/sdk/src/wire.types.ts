@@ -64,3 +64,23 @@ export type ProviderId = Inputs['providers']['get']['id'];
 export type ContractCode = ContractErrorCode;
 /** One field problem of a `VALIDATION_ERROR`. */
 export type ErrorIssue = { [K in keyof ContractErrorIssue]: ContractErrorIssue[K] };
+/** A wallet linked to the user (`GET /me/wallets`, `User.wallets`); `primary` is the one `User.wallet` names. */
+export type LinkedWallet = Outputs['wallets']['link'];
+/** Result of `unlinkWallet(wallet)` (`DELETE /me/wallets/{wallet}`). */
+export type UnlinkedWallet = Outputs['wallets']['unlink'];
+/** A service-key scope: `keys:manage`, `providers:write`, `stats:write`, `followers:read`, … */
+export type Scope = Outputs['keys']['list']['items'][number]['scopes'][number];
+/** A service key as listed (`GET /admin/keys`): never the secret, `start` recognises it. */
+export type ServiceKey = Outputs['keys']['list']['items'][number];
+/** `POST /admin/keys`: the new key with its secret `key`, shown in this answer only. */
+export type CreatedServiceKey = Outputs['keys']['create'];
+/** What `createKey` takes: a name, the scopes, and optionally when the key expires. */
+export type CreateServiceKeyBody = Inputs['keys']['create'];
+/** A page of service keys, newest first, revoked ones included. */
+export type ServiceKeyPage = Outputs['keys']['list'];
+/** Result of `revokeKey(id)` (`DELETE /admin/keys/{id}`); idempotent. */
+export type RevokedServiceKey = Outputs['keys']['revoke'];
+/** One follower of a provider: user id, wallet, chain and when it followed. */
+export type Follower = Outputs['followers']['list']['items'][number];
+/** A page of a provider's followers by user id (`GET /providers/{id}/followers`). */
+export type FollowerPage = Outputs['followers']['list'];

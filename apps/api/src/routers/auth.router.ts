@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  DomainError,
-  isDomainError,
   LogoutBodySchema,
   LogoutResultSchema,
   NonceQuerySchema,
@@ -9,54 +7,17 @@ import {
   TokenResponseSchema,
   VerifyBodySchema,
 } from '@signal/core';
-import { ChainUnavailableError, type EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceRecord } from '@signal/core/nonce';
-import { verifyWalletSignature } from '@signal/core/verify';
-import { type ParsedWallet, parseWallet } from '@signal/core/wallet';
-import { isNonceUsed, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
+import { parseWallet } from '@signal/core/wallet';
+import { recordNonceUseAndLogin, revokeSessions } from '@signal/db';
 import { requestAddress } from '../client-address.js';
 import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
-import { signInFields, signInMessage } from '../sign-in.js';
-import { authedProcedure, router } from '../trpc.js';
+import { checkSignedNonce, invalidNonce, NONCE_USED, signInFields, signInMessage } from '../sign-in.js';
+import { authedProcedure, authenticate, router } from '../trpc.js';
 
 /** How much of a User-Agent a session keeps: enough to name the browser and system. */
 const USER_AGENT_MAX = 256;
-
-const invalidNonce = (message: string) => new DomainError('INVALID_NONCE', message);
-const USED = 'nonce has already been used';
-
-/**
- * The local check first (EOA keys, Solana keys and envelopes), so ordinary wallets never wait
- * for a node; an EVM signature that does not recover to the wallet may still be a contract
- * account's (EIP-1271, or EIP-6492 before deployment), checked on chain when a node is set.
- */
-async function verifySignature(
-  evmChain: EvmChainVerifier | undefined,
-  wallet: ParsedWallet,
-  message: string,
-  signature: string,
-): Promise<void> {
-  if (verifyWalletSignature(wallet, message, signature)) return;
-  if (wallet.chain === 'evm' && evmChain) {
-    try {
-      if (await evmChain.verifyMessage(wallet.wallet, message, signature)) return;
-    } catch (error) {
-      if (error instanceof ChainUnavailableError) {
-        throw new DomainError(
-          'SERVICE_UNAVAILABLE',
-          'The chain node is unavailable; retry shortly (the nonce is still valid)',
-          {
-            cause: error,
-            retryAfterSeconds: 1,
-          },
-        );
-      }
-      throw error;
-    }
-  }
-  throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
-}
 
 export const authRouter = router({
   nonce: rateLimitedProcedure('auth.nonce')
@@ -69,20 +30,25 @@ export const authRouter = router({
         description:
           'Issues a single-use nonce bound to the wallet (canonical form) and the exact message to sign: ' +
           "`format=plain` (default) the contract's plain text, `siwe` (EVM) an EIP-4361 message, `siws` (Solana) a " +
-          "Sign-In With Solana message, both naming the site (SIGN_IN_DOMAIN, else the request's Host) and " +
+          "Sign-In With Solana message, both naming the site (SIGN_IN_DOMAIN: the request's Host when it is listed, " +
+          "else the first; unset: the request's Host, and only on a server listening on loopback) and " +
           '`chainId` (siwe; default EVM_CHAIN_ID). A format for the other family or a bad chainId is a 400. ' +
           'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
-          'Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
+          '`purpose=link` (with the Bearer token of a signed-in user, else 401 `UNAUTHORIZED`) issues a nonce for ' +
+          'POST /me/wallets, bound to the wallet and that user; it signs no one in (and a sign-in nonce links ' +
+          'nothing). Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
           'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
           'address (429 RATE_LIMITED with Retry-After).',
         protect: false,
         example: { request: examples.nonceRequest, response: examples.nonceResponse },
       },
-      errors: ['INVALID_WALLET', 'RATE_LIMITED'],
+      errors: ['INVALID_WALLET', 'RATE_LIMITED', 'UNAUTHORIZED', 'SESSION_REVOKED'],
     })
     .input(NonceQuerySchema)
     .output(NonceResponseSchema)
-    .query(({ input, ctx }) => {
+    .query(async ({ input, ctx }) => {
+      // A link nonce is bound to the signed-in user: only that user's POST /me/wallets opens it.
+      const linkTo = input.purpose === 'link' ? String((await authenticate(ctx)).userId) : undefined;
       const { wallet, chain } = parseWallet(input.wallet);
       const { nonces, config, now } = ctx.services;
       const issuedAt = now().getTime();
@@ -91,6 +57,7 @@ export const authRouter = router({
         wallet,
         expiresAt,
         ...signInFields(config, ctx.req, chain, input.format, input.chainId, issuedAt),
+        ...(linkTo === undefined ? {} : { purpose: 'link' as const, userId: linkTo }),
       };
       const nonce = nonces.issue(record);
       return {
@@ -118,8 +85,8 @@ export const authRouter = router({
           'nonce still usable, when the node fails or is slower than EVM_RPC_TIMEOUT_MS). Solana: a 64-byte ed25519 ' +
           'signature in base58 of the UTF-8 message, or of the off-chain message envelope around it as a Ledger ' +
           'signs it. Checks answer in this order: body shape (400 `VALIDATION_ERROR`), wallet ' +
-          '(400 `INVALID_WALLET`), nonce (401 `INVALID_NONCE`: unknown, expired, used, or issued for another ' +
-          'wallet), signature (401 `INVALID_SIGNATURE`; the nonce stays usable). Send the token as ' +
+          '(400 `INVALID_WALLET`), nonce (401 `INVALID_NONCE`: unknown, expired, used, issued for another ' +
+          'wallet, or a link nonce), signature (401 `INVALID_SIGNATURE`; the nonce stays usable). Send the token as ' +
           '`Authorization: Bearer <token>` (on this page: the Authorize button).',
         protect: false,
         example: { request: examples.verifyRequest, response: examples.tokenResponse },
@@ -130,30 +97,9 @@ export const authRouter = router({
     .output(TokenResponseSchema)
     .mutation(async ({ input, ctx }) => {
       // Contract order: body shape (zod, above) → wallet → nonce → signature.
-      const wallet = parseWallet(input.wallet);
-      const { database, tokens, nonces, now } = ctx.services;
+      const { database, tokens, now } = ctx.services;
       const at = now();
-      // Shape, MAC (which covers the wallet) and expiry, in memory: no database read.
-      const opened = nonces.open(input.nonce, { wallet: wallet.wallet }, at);
-      if (!opened.ok) throw invalidNonce(opened.message);
-
-      // Verify before recording the use: a failed attempt (or a chain node that cannot answer)
-      // must leave the nonce usable. A used nonce still answers INVALID_NONCE first, as the
-      // contract orders the checks; only a failed signature pays for that read.
-      try {
-        // Exactly the text issued with this nonce: plain, or the SIWE/SIWS message it carries.
-        const message = signInMessage(ctx.services.config, input.nonce, opened.record);
-        await verifySignature(ctx.services.evmChain, wallet, message, input.signature);
-      } catch (error) {
-        if (
-          isDomainError(error) &&
-          error.code === 'INVALID_SIGNATURE' &&
-          (await isNonceUsed(database.db, input.nonce))
-        ) {
-          throw invalidNonce(USED);
-        }
-        throw error;
-      }
+      const { wallet, record } = await checkSignedNonce(ctx.services, input, {}, at);
       // The session is started with the login, so the token's sid exists before the token does.
       const sessionId = randomUUID();
       const userAgent = ctx.req.headers['user-agent'];
@@ -161,7 +107,7 @@ export const authRouter = router({
         nonce: input.nonce,
         wallet: wallet.wallet,
         chain: wallet.chain,
-        expiresAt: new Date(opened.record.expiresAt),
+        expiresAt: new Date(record.expiresAt),
         now: at,
         session: {
           id: sessionId,
@@ -170,7 +116,7 @@ export const authRouter = router({
           ip: requestAddress(ctx),
         },
       });
-      if (!login) throw invalidNonce(USED);
+      if (!login) throw invalidNonce(NONCE_USED);
       const issued = await tokens.issue({
         userId: login.user.id,
         wallet: wallet.wallet,

@@ -8,6 +8,8 @@ import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
 import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
+import * as idempotency from './0010b-idempotency.js';
+import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
 import * as nameSearch from './0014-name-search.js';
@@ -22,9 +24,11 @@ export const migrations: Record<string, Migration> = {
   '0005-used-nonces': usedNonces,
   '0007-cache-versions': cacheVersions,
   '0008-sessions': sessions,
-  '0012-events': events,
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
+  '0010b-idempotency': idempotency,
+  '0011-user-wallets': userWallets,
+  '0012-events': events,
   '0012b-event-feed': eventFeed,
   '0014-name-search': nameSearch,
   '0014b-figure-sorts': figureSorts,

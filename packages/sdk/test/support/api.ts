@@ -1,6 +1,6 @@
 /**
  * Starts the real API (the built @signal/api) on a free port against a scratch PostgreSQL
- * database, with a clock the test can move to reach token expiry.
+ * database (or PGlite), with a clock the test can move to reach token expiry.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,9 +22,16 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(): Promise<TestApi> {
+/**
+ * On PostgreSQL (a scratch database) by default, or on an embedded PGlite in DATA_DIR; `env`: more
+ * configuration, e.g. `{ ADMIN_KEY }` for the service client's tests.
+ */
+export async function startApi(
+  backend: 'postgres' | 'pglite' = 'postgres',
+  env: Record<string, string> = {},
+): Promise<TestApi> {
   let offset = 0;
-  const scratch = await createScratchDatabase();
+  const scratch = backend === 'postgres' ? await createScratchDatabase() : undefined;
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -34,7 +41,8 @@ export async function startApi(): Promise<TestApi> {
     FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    ...env,
   });
   const server = createServer({ config, now: () => new Date(Date.now() + offset) });
   const running = await server.start();
@@ -45,7 +53,7 @@ export async function startApi(): Promise<TestApi> {
     },
     async stop() {
       await server.stop();
-      await scratch.drop();
+      await scratch?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
