@@ -8,7 +8,7 @@ import { createClient, createServiceClient, SignalApiError } from '@signal/sdk';
 const baseUrl = process.env.SIGNAL_API_URL ?? 'http://127.0.0.1:3000';
 // Default: the most followed provider of the public catalogue.
 const providerId = Number(
-  process.argv[2] ?? (await createClient({ baseUrl }).providers.list({ limit: 1 })).items[0].id,
+  process.argv[2] ?? (await createClient({ baseUrl }).providers.list({ limit: 1 })).items[0]?.id,
 );
 
 // The operator's side, once: a key that can only read followers. `key` is shown this once.
@@ -20,12 +20,17 @@ console.log(`created key ${created.id} (${created.start}…) with scopes ${creat
 const service = createServiceClient({ baseUrl, key: created.key });
 const signal = { providerId, text: 'BTC-USD long at 64,200, stop 62,900', at: new Date().toISOString() };
 
+/**
+ * @param {import('@signal/sdk').Follower} follower
+ * @param {typeof signal} message
+ */
 async function deliver(follower, message) {
   // Your push, e-mail or queue here; this example only counts by chain.
   byChain[follower.chain] = (byChain[follower.chain] ?? 0) + 1;
   return message;
 }
 
+/** @type {Record<string, number>} */
 const byChain = {};
 let delivered = 0;
 try {
