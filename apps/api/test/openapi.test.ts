@@ -320,7 +320,8 @@ describe('every operation', () => {
       for (const parameter of op.parameters ?? []) {
         const where = `${method} ${path} ${parameter.name}`;
         expect(parameter.description?.length, where).toBeGreaterThan(5);
-        expect(parameter.schema?.type, where).toMatch(/^(string|integer)$/);
+        // number: a plain decimal in the query (the catalogue's figure filters, e.g. minRoi30dPct=-12.5).
+        expect(parameter.schema?.type, where).toMatch(/^(string|integer|number)$/);
         // A cursor only comes from an answer (sealed with the server's key): no example to prefill.
         if (parameter.name === 'cursor' || parameter.name === 'after') expect(parameter.example, where).toBeUndefined();
         else expect(parameter.example, where).toBeDefined();
