@@ -53,7 +53,19 @@ export const providersRouter = router({
           'Without a token the answer carries an ETag and a short public Cache-Control.',
         protect: false,
         example: {
-          request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
+          // Filters the example page's providers pass (each parameter of the document needs an example).
+          request: {
+            page: 1,
+            limit: 2,
+            sortBy: 'followerCount',
+            order: 'desc',
+            q: 'e',
+            minRoi30dPct: -50,
+            maxDrawdownPct: 100,
+            minWinRate: 0,
+            minTradingDays: 0,
+            minFollowers: 1,
+          },
           response: examples.providerPage,
         },
       },
