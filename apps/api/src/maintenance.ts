@@ -1,12 +1,13 @@
 /**
  * Housekeeping on a schedule: records of used nonces that have expired, ended rate-limit
- * windows and sessions ended more than a week ago are deleted at start
+ * windows, sessions ended more than a week ago and Idempotency-Key answers older than 24 h are deleted at start
  * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
  * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
  */
-import { type PurgeResult, purgeExpiredAuthState } from '@signal/db';
+import { type PurgeResult, purgeExpiredAuthState, purgeIdempotencyKeys } from '@signal/db';
 import type { Services } from './context.js';
 import { RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
+import { IDEMPOTENCY_RETENTION_MS } from './write-transaction.js';
 
 export const PURGE_INTERVAL_MS = 60_000;
 /**
@@ -40,6 +41,11 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
         });
         if (result.nonces + result.rateLimitWindows + result.sessions > 0)
           services.log.debug(result, 'purged expired auth state');
+        const idempotencyKeys = await purgeIdempotencyKeys(
+          services.database.db,
+          new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
+        );
+        if (idempotencyKeys > 0) services.log.debug({ idempotencyKeys }, 'purged expired idempotency keys');
         return result;
       } catch (error) {
         // An outage: the next run catches up. Never a crash from a timer.

@@ -20,9 +20,13 @@ import type {
   LinkedWalletList,
   LinkWalletBody,
   NonceResponse,
+  Performance,
+  PerformancePublishInput,
   Provider,
+  ProviderCreateBody,
   ProviderPage,
   ProviderStats,
+  ProviderWrite,
   ServiceKey,
   ServiceKeyPage,
   Session,
@@ -303,3 +307,43 @@ export const eventPage = {
   ],
   nextCursor: 'WyJldmVudHMiLCJwb3NpdGlvbiIsImFzYyIsIjE4MzQ1IiwwXQ.Vq3m8x0k2Lr7Tn5Yb1Wc4A',
 } satisfies EventPage;
+
+export const createProviderRequest = {
+  name: 'Swift Edge Quant',
+  description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
+  avatarUrl: 'https://cdn.example.com/avatars/swift-edge.png',
+} satisfies ProviderCreateBody;
+
+export const providerWrite = {
+  id: 101,
+  name: 'Swift Edge Quant',
+  description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
+  avatarUrl: 'https://cdn.example.com/avatars/swift-edge.png',
+  followerCount: 0,
+  createdAt: '2026-11-23T10:00:00.000Z',
+  roi30dPct: null,
+  maxDrawdownPct: 0,
+  winRate: 0,
+  archived: false,
+} satisfies ProviderWrite;
+
+export const publishPerformanceRequest = {
+  id: 5,
+  points: [
+    { date: '2026-11-21', nav: 1.0412 },
+    { date: '2026-11-22', nav: 1.0387 },
+  ],
+  signals: { total: 2099, winning: 1567, avgReturnPct: -0.0254, lastSignalAt: '2026-11-21T21:58:35.971Z' },
+} satisfies PerformancePublishInput;
+
+export const performance = {
+  providerId: 5,
+  window: '7d',
+  asOf: '2026-11-22',
+  points: [
+    { date: '2026-11-15', roiPct: 0, drawdownPct: 0 },
+    { date: '2026-11-18', roiPct: 2.113, drawdownPct: 0 },
+    { date: '2026-11-21', roiPct: 1.61, drawdownPct: 0.492 },
+    { date: '2026-11-22', roiPct: 1.37, drawdownPct: 0.727 },
+  ],
+} satisfies Performance;

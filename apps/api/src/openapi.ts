@@ -111,7 +111,9 @@ const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }> = {
     example: toWireError(noRoute('GET', '/providers/5/statistics', [])).body,
   },
   PAYLOAD_TOO_LARGE: {
-    when: `the request body is over ${MAX_BODY_BYTES / 1024} KiB (any method but GET: the host reads a body on each)`,
+    when:
+      `the request body is over ${MAX_BODY_BYTES / 1024} KiB (any method but GET: the host reads a body on each; ` +
+      'POST /providers/{id}/performance takes up to 64 KiB)',
     example: { code: 'PAYLOAD_TOO_LARGE', message: `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB` },
   },
   RATE_LIMITED: {
@@ -185,7 +187,16 @@ const TAGS: OpenAPIV3.TagObject[] = [
     name: 'me',
     description: 'The signed-in user, its sessions and the providers it follows (bearer token required).',
   },
-  { name: 'providers', description: 'The catalogue of signal providers, their statistics, and following them.' },
+  {
+    name: 'providers',
+    description: 'The catalogue of signal providers, their statistics and performance, and following them.',
+  },
+  {
+    name: 'operators',
+    description:
+      'Filling the catalogue (scope `providers:write`) and publishing performance (scope `stats:write`), with a ' +
+      'service key; `Idempotency-Key` makes a POST safe to retry.',
+  },
   { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
   {
     name: 'admin',

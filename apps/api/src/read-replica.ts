@@ -72,3 +72,16 @@ export function readCatalogue<T>(ctx: Context, read: (db: Kysely<Database>) => P
   if (!replica || ctx.req.headers.authorization !== undefined) return read(database.db);
   return replica.read(read);
 }
+
+/** The longest a write waits for the replica to replay it (see awaitReplicaAfterWrite). */
+const REPLAY_WAIT_MS = 2_000;
+
+/**
+ * After a committed write: waits until the read replica has replayed it, so that the next public
+ * read on every server using that replica shows it (a write's answer is not sent before). A
+ * replica that does not catch up within REPLAY_WAIT_MS is taken out of service on this server
+ * until its next probe; without a replica, nothing to wait for.
+ */
+export async function awaitReplicaAfterWrite(ctx: Context): Promise<void> {
+  await ctx.services.replica?.awaitReplay(REPLAY_WAIT_MS);
+}

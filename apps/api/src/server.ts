@@ -246,7 +246,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
     if (!match) throw noRoute(method, target.pathname, restRoutes.methodsAt(target.pathname));
     setRoute(req, match.route.path);
     // Read here so that size, content type and JSON errors answer in the contract's terms.
-    if (method !== 'GET') req.body = await readJsonBody(req);
+    if (method !== 'GET') req.body = await readJsonBody(req, match.route.maxBodyBytes);
     const input = restInput(match, req, target.searchParams);
     const { procedure } = match.route;
     if (caching.applies(procedure, req)) {

@@ -16,6 +16,8 @@ import { bearerToken, resolveServiceCredential, unknownServiceKey } from './serv
  */
 export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
+  /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
+  maxBodyBytes?: number;
   openapi?: {
     example?: { request?: Record<string, unknown>; response?: unknown };
     /** The REST status of a success when it is not 200 (201 for a POST that creates). */
@@ -34,6 +36,10 @@ const t = initTRPC
 
 export const router = t.router;
 export const publicProcedure = t.procedure;
+/** A reusable procedure middleware (e.g. write-transaction.ts's writeTransaction). */
+export const middleware = t.middleware;
+/** One namespace from several routers' procedures (e.g. the public and the operator's providers.*). */
+export const mergeRouters = t.mergeRouters;
 
 /**
  * The base of the sign-in procedures: counts every auth.verify outcome for the metrics. First

@@ -11,6 +11,7 @@ export {
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './events.queries.js';
 export * from './follower.queries.js';
+export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';

@@ -38,6 +38,10 @@ export interface Publication {
   now: Date;
 }
 
+/** True when a publication carries something: points or signals. */
+export const isPublication = (publication: Pick<Publication, 'points' | 'signals'>) =>
+  (publication.points?.length ?? 0) > 0 || publication.signals !== undefined;
+
 /** One value per date, the last given winning, in date order. */
 function lastPerDate(points: readonly NavPoint[]): NavPoint[] {
   const byDate = new Map<string, number>();
@@ -100,6 +104,7 @@ export function figureColumns(series: readonly NavPoint[], signals: PublishedSig
  * provider's row (archived ones included: the pipeline may still publish), upserts the points,
  * derives every figure again from the full stored series (so a re-published date counts), and
  * stores them with the counters. Returns the provider's Stats after it, or 'provider-not-found'.
+ * A publication of nothing (no points, no signals) writes nothing and answers the Stats as they are.
  */
 export async function publishPerformance(
   trx: Transaction<Database>,
@@ -113,19 +118,29 @@ export async function publishPerformance(
     .forUpdate()
     .executeTakeFirst();
   if (!locked) return 'provider-not-found';
+  const gained = gainedColumns(new Date(now.getTime() - 7 * DAY_MS), new Date(now.getTime() - 30 * DAY_MS));
+  if (!isPublication(publication)) {
+    const row = await trx
+      .selectFrom('providers as p')
+      .select([...STATS_COLUMNS, ...gained])
+      .where('p.id', '=', providerId)
+      .executeTakeFirstOrThrow();
+    return toProviderStats(row);
+  }
   await upsertNavPoints(trx, providerId, lastPerDate(publication.points ?? []));
   const series = await readNavSeries(trx, providerId);
   const row = await trx
     .updateTable('providers as p')
     .set({ ...figureColumns(series, publication.signals), stats_updated_at: now })
     .where('p.id', '=', providerId)
-    .returning([
-      ...STATS_COLUMNS,
-      ...gainedColumns(new Date(now.getTime() - 7 * DAY_MS), new Date(now.getTime() - 30 * DAY_MS)),
-    ])
+    .returning([...STATS_COLUMNS, ...gained])
     .executeTakeFirstOrThrow();
   return toProviderStats(row);
 }
+
+/** The version of a chart: its provider's (bumped by every publication) and its window. */
+export const performanceVersion = (providerVersion: string, window: PerformanceWindow) =>
+  `${providerVersion}.${window}`;
 
 /**
  * The chart of a public provider for one window (undefined when there is no such public
@@ -153,7 +168,7 @@ export async function findPerformance(
   );
   const first = rows[0];
   if (!first) return undefined;
-  if (observe) observe.version = first.version;
+  if (observe) observe.version = performanceVersion(first.version, window);
   const series = first.date === null ? [] : (rows as { date: string; nav: number }[]);
   return {
     providerId,

@@ -66,7 +66,7 @@ export async function purgeExpiredAuthState(db: Kysely<Database>, options: Purge
   return { nonces, rateLimitWindows, sessions };
 }
 
-async function inBatches(maxBatches: number, batchSize: number, batch: () => Promise<number>): Promise<number> {
+export async function inBatches(maxBatches: number, batchSize: number, batch: () => Promise<number>): Promise<number> {
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
     const deleted = await batch();

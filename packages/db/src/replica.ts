@@ -45,6 +45,12 @@ export interface ReadReplica {
   poolStats(): PoolStats;
   /** Measures the lag now (the probe's work), e.g. at start. */
   probe(): Promise<void>;
+  /**
+   * Waits until the replica has replayed everything the primary had written when it was called
+   * (a write just committed), so that reads on it show that write. True when it has; false when
+   * it did not within `timeoutMs` (reads then go to the primary until the next probe) or is out.
+   */
+  awaitReplay(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -126,6 +132,30 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
       }
     },
     serving,
+    async awaitReplay(timeoutMs) {
+      if (!serving()) return false;
+      const deadline = Date.now() + timeoutMs;
+      const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(options.primary);
+      const lsn = rows[0]?.lsn;
+      for (;;) {
+        try {
+          const replayed = await sql<{ done: boolean }>`
+            select coalesce(pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn, true) as done`.execute(handle.db);
+          if (replayed.rows[0]?.done) return true;
+        } catch (error) {
+          if (!isReplicaFailure(error)) throw error;
+          markDown(error);
+          return false;
+        }
+        if (Date.now() > deadline) {
+          if (!behind)
+            emit({ kind: 'behind', lagSeconds: lag ?? timeoutMs / 1000, maxLagSeconds: options.maxLagSeconds });
+          behind = true;
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
     lagSeconds: () => lag,
     poolStats: handle.poolStats,
     probe,

@@ -89,6 +89,16 @@ export interface FollowsTable {
   created_at: Timestamp;
 }
 
+/** The first answer per (credential, Idempotency-Key), kept 24 h (migration 0010b). */
+export interface IdempotencyKeysTable {
+  credential: string;
+  key: string;
+  route: string;
+  request_hash: string;
+  answer: string;
+  created_at: Timestamp;
+}
+
 /** Single-row counters kept in step by triggers, so totals cost no scan. */
 export interface CatalogueCountersTable {
   id: ColumnType<true, true | undefined, never>;
@@ -161,6 +171,7 @@ export const TABLES = [
   'service_keys',
   'provider_nav',
   'event_feed_state',
+  'idempotency_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -177,4 +188,5 @@ export interface Database {
   service_keys: ServiceKeysTable;
   provider_nav: ProviderNavTable;
   event_feed_state: EventFeedStateTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

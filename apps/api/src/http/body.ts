@@ -1,8 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@signal/core';
 
-/** Bodies above this are refused with 413 before they are buffered (contract: 16 KiB). */
+/**
+ * Bodies above this are refused with 413 before they are buffered (contract: 16 KiB). A
+ * procedure that takes more says so in its meta, `maxBodyBytes` (published performance: 64 KiB).
+ */
 export const MAX_BODY_BYTES = 16 * 1024;
+
+/** The body limit of a procedure: its meta's `maxBodyBytes`, else MAX_BODY_BYTES. */
+export function bodyLimitOf(procedure: { _def: { meta?: unknown } } | undefined): number {
+  return (procedure?._def.meta as { maxBodyBytes?: number } | undefined)?.maxBodyBytes ?? MAX_BODY_BYTES;
+}
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -11,15 +19,15 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * (follow and unfollow take none, even with a JSON content type). A body that is not JSON,
  * or says it is something else, is a VALIDATION_ERROR rather than silently ignored.
  */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) throw tooLarge();
+      if (size > limit) throw tooLarge(limit);
       chunks.push(chunk);
     }
   } catch (error) {
@@ -42,6 +50,6 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function tooLarge() {
-  return new DomainError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
+function tooLarge(limit: number) {
+  return new DomainError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit / 1024} KiB`);
 }

@@ -15,8 +15,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
-import { catalogueVersion, type Database, providerVersion, type VersionSink } from '@signal/db';
+import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
+import { catalogueVersion, type Database, performanceVersion, providerVersion, type VersionSink } from '@signal/db';
 import type { Kysely } from 'kysely';
 import type { Services } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
@@ -59,7 +59,20 @@ const CACHEABLE: Record<string, Revalidate | null> = {
     return parsed.success ? (db) => providerVersion(db, parsed.data.id) : undefined;
   },
   'providers.stats': null,
+  // The chart changes only when the pipeline publishes, which bumps the provider's version.
+  'providers.performance': (input) => {
+    const parsed = PerformanceQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    const { id, window } = parsed.data;
+    return async (db) => {
+      const version = await providerVersion(db, id);
+      return version === undefined ? undefined : performanceVersion(version, window);
+    };
+  },
 };
+
+/** Tags of different procedures never match each other: a letter per kind of version. */
+const VERSION_KINDS: Record<string, string> = { 'providers.list': 'c', 'providers.performance': 'f' };
 
 /** `public, max-age=N, stale-while-revalidate=N`: a CDN serves at most 2N seconds old. */
 export function publicCacheControl(maxAge: number): string {
@@ -116,7 +129,7 @@ export function restCaching(services: Services): RestCaching {
     return document;
   };
   const versionTag = (procedure: string, version: string) =>
-    `W/"${openApiDocument().prefix}-${procedure === 'providers.list' ? 'c' : 'p'}${version}"`;
+    `W/"${openApiDocument().prefix}-${VERSION_KINDS[procedure] ?? 'p'}${version}"`;
 
   return {
     applies(procedure, req) {

@@ -15,6 +15,7 @@ import { DomainError } from '@signal/core';
 import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { runProcedure } from '../run-procedure.js';
+import { bodyLimitOf } from './body.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -29,6 +30,8 @@ interface RestRoute {
   takesInput: boolean;
   /** The status of a success: 200, or the meta's `successStatus` (201 for a POST that creates). */
   successStatus: number;
+  /** The largest body it takes (bodyLimitOf). */
+  maxBodyBytes: number;
 }
 
 interface Match {
@@ -97,6 +100,7 @@ export function restRouter(router: AnyRouter): RestRouter {
       type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
       takesInput: !isVoidInput(procedure._def.inputs[0]),
       successStatus: (openapi as { successStatus?: number }).successStatus ?? 200,
+      maxBodyBytes: bodyLimitOf(procedure),
     };
     if (path.includes('{')) patterned.push({ ...pathPattern(path), route });
     else fixed.set(`${route.method} ${path.toLowerCase()}`, route);

@@ -18,13 +18,19 @@ import { DomainError } from '@signal/core';
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import { toWireError, type WireError } from '../errors.js';
 import { procedureAt, runProcedure } from '../run-procedure.js';
-import { readJsonBody } from './body.js';
+import { bodyLimitOf, MAX_BODY_BYTES, readJsonBody } from './body.js';
 import { trpcCalls, trpcErrorShape } from './trpc-errors.js';
 
 type CallResult = { ok: true; data: unknown } | { ok: false; wire: WireError };
 
 /** The input of each call: one value, or a batch's object keyed by index. */
-async function readInputs(req: IncomingMessage, target: URL, batch: boolean, count: number): Promise<unknown[]> {
+async function readInputs(
+  req: IncomingMessage,
+  target: URL,
+  batch: boolean,
+  count: number,
+  bodyLimit: number,
+): Promise<unknown[]> {
   let raw: unknown;
   if (req.method === 'GET') {
     const input = target.searchParams.get('input');
@@ -36,7 +42,7 @@ async function readInputs(req: IncomingMessage, target: URL, batch: boolean, cou
       }
     }
   } else {
-    raw = await readJsonBody(req);
+    raw = await readJsonBody(req, bodyLimit);
   }
   if (!batch) return [raw];
   const keyed = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
@@ -82,7 +88,9 @@ export function trpcHandler({ router, createContext, onError }: TrpcHandlerOptio
     const { batch, paths } = trpcCalls(req.url ?? '/');
     // Failures of the request as a whole (body too large, not JSON) are thrown: the host
     // answers them in tRPC's envelope, one per call (trpc-errors.ts).
-    const inputs = await readInputs(req, target, batch, paths.length);
+    // The body limit of the call's procedures (the largest, for a batch; never below the default).
+    const bodyLimit = Math.max(MAX_BODY_BYTES, ...paths.map((path) => bodyLimitOf(procedureAt(router, path))));
+    const inputs = await readInputs(req, target, batch, paths.length, bodyLimit);
     const ctx = createContext(req, res);
     const results = await Promise.all(paths.map((path, index) => call(path, inputs[index], req, ctx)));
 

@@ -1,9 +1,10 @@
 import { useCompiledAnswerChecks } from '../answer-checks.js';
-import { router } from '../trpc.js';
+import { mergeRouters, router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
 import { followersRouter } from './followers.router.js';
 import { meRouter } from './me.router.js';
+import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
 import { walletsRouter } from './wallets.router.js';
@@ -11,7 +12,7 @@ import { walletsRouter } from './wallets.router.js';
 export const appRouter = router({
   auth: authRouter,
   me: meRouter,
-  providers: providersRouter,
+  providers: mergeRouters(providersRouter, providerWritesRouter),
   sessions: sessionsRouter,
   wallets: walletsRouter,
   admin: router({ keys: adminKeysRouter }),

@@ -22,7 +22,7 @@ import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { router, walletNotFound } from '../trpc.js';
 
-const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 
 function followResult<Result>(outcome: FollowOutcome<Result>, providerId: number): Result {
   if (outcome === 'provider-not-found') throw providerNotFound(providerId);

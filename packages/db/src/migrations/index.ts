@@ -8,6 +8,7 @@ import * as cacheVersions from './0007-cache-versions.js';
 import * as sessions from './0008-sessions.js';
 import * as serviceKeys from './0009-service-keys.js';
 import * as catalogueWrites from './0010-catalogue-writes.js';
+import * as idempotency from './0010b-idempotency.js';
 import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0008-sessions': sessions,
   '0009-service-keys': serviceKeys,
   '0010-catalogue-writes': catalogueWrites,
+  '0010b-idempotency': idempotency,
   '0011-user-wallets': userWallets,
   '0012-events': events,
   '0012b-event-feed': eventFeed,

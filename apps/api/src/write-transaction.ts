@@ -1,0 +1,110 @@
+/**
+ * `writeTransaction`: a procedure middleware that runs the rest of the procedure in one database
+ * transaction (`ctx.trx`) and gives it `Idempotency-Key` support (CONTRACT.md, Version 3). Any
+ * write procedure can use it, after its credential middleware and its `.input()`:
+ *
+ *   scopedProcedure('providers:write').input(Body).use(writeTransaction).output(Answer)
+ *     .mutation(({ ctx }) => change(ctx.trx, ...))      // every write on ctx.trx
+ *
+ * - Without the header: the procedure's writes commit together, or none of them (an error, a
+ *   failed answer check: rollback).
+ * - With `Idempotency-Key` (1..255 printable ASCII characters, else 400): the key is claimed in
+ *   the same transaction (idempotency.queries.ts), per credential (service key, or user of a
+ *   wallet token). A retry with the same key, procedure and request within 24 h gets the first
+ *   answer again, and nothing runs; another procedure or request → 409 IDEMPOTENCY_CONFLICT. A
+ *   retry that arrives while the first runs waits for it (its claim waits on the first one's row
+ *   lock), then gets its answer; if the first failed, it rolled back and the retry runs. A failure
+ *   is not remembered: it changed nothing.
+ * - Once committed, a write waits (bounded) for the read replica to replay it, so that the next
+ *   public read on any server shows it (read-replica.ts).
+ */
+import { createHash } from 'node:crypto';
+import { DomainError } from '@signal/core';
+import { claimIdempotencyKey, type Database, recordIdempotentAnswer } from '@signal/db';
+import { middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
+import type { Transaction } from 'kysely';
+import type { Context } from './context.js';
+import { awaitReplicaAfterWrite } from './read-replica.js';
+import type { ServiceKeyIdentity } from './service-credential.js';
+import { middleware } from './trpc.js';
+
+/** How long a key's first answer is kept (the maintenance job purges older ones). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key, undefined when absent; a malformed one is a 400. */
+function idempotencyKey(ctx: Context): string | undefined {
+  const value = ctx.req.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && PRINTABLE_ASCII.test(value)) return value;
+  const message = 'must be 1 to 255 printable ASCII characters';
+  throw new DomainError('VALIDATION_ERROR', `Invalid Idempotency-Key header: ${message}`, {
+    issues: [{ path: ['headers', 'Idempotency-Key'], message }],
+  });
+}
+
+/** Whose key it is: the service key's id, or the wallet token's user. */
+function credentialOf(ctx: Context & { serviceKey?: ServiceKeyIdentity; auth?: { userId: number } }): string {
+  if (ctx.serviceKey) return `key:${ctx.serviceKey.id}`;
+  if (ctx.auth) return `user:${ctx.auth.userId}`;
+  throw new Error('writeTransaction with Idempotency-Key needs a credential middleware before it');
+}
+
+/** JSON with object keys sorted: the same request in any key order has the same digest. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, inner) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/** Thrown inside the transaction to roll it back when the procedure failed (its result is returned). */
+const ROLLBACK = Symbol('rollback');
+
+export const writeTransaction = middleware(async ({ ctx, path, getRawInput, next }) => {
+  const key = idempotencyKey(ctx);
+  const claim = key && {
+    credential: credentialOf(ctx),
+    key,
+    route: path,
+    requestHash: createHash('sha256')
+      .update(canonicalJson((await getRawInput()) ?? null))
+      .digest('base64url'),
+  };
+  const { db } = ctx.services.database;
+  let result!: Awaited<ReturnType<typeof next<{ trx: Transaction<Database> }>>>;
+  let replay: string | undefined;
+  try {
+    await db.transaction().execute(async (trx) => {
+      if (claim) {
+        const now = ctx.services.now();
+        const outcome = await claimIdempotencyKey(trx, {
+          ...claim,
+          now,
+          expiredBefore: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
+        });
+        if (outcome.kind === 'conflict') {
+          throw new DomainError(
+            'IDEMPOTENCY_CONFLICT',
+            'This Idempotency-Key was used with another request (another body or route); use a new key',
+          );
+        }
+        if (outcome.kind === 'replay') {
+          replay = outcome.answer;
+          return;
+        }
+      }
+      result = await next({ ctx: { trx } });
+      if (!result.ok) throw ROLLBACK;
+      if (claim) await recordIdempotentAnswer(trx, claim, JSON.stringify(result.data ?? null));
+    });
+  } catch (error) {
+    if (error !== ROLLBACK) throw error;
+    return result;
+  }
+  if (replay !== undefined) return { ok: true as const, data: JSON.parse(replay) as unknown, marker: middlewareMarker };
+  await awaitReplicaAfterWrite(ctx);
+  return result;
+});
