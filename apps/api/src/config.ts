@@ -140,6 +140,8 @@ const EnvSchema = z.object({
       ),
   ),
   SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
+  // Events (issue 27): how long the feed keeps them.
+  EVENT_RETENTION_DAYS: withDefault(integer(1, 3_650), '30'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -201,6 +203,8 @@ export interface Config {
   adminKey: string | undefined;
   /** Requests a minute per service key on scoped routes, per server process; 0 = off. */
   serviceKeyRateLimitPerMinute: number;
+  /** Events older than this many days are purged from the feed (maintenance.ts). */
+  eventRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -270,5 +274,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siwsChain: e.SIWS_CHAIN,
     adminKey: e.ADMIN_KEY,
     serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Housekeeping on a schedule: records of used nonces that have expired, ended rate-limit
- * windows, sessions ended more than a week ago and Idempotency-Key answers older than 24 h are deleted at start
+ * windows, sessions ended more than a week ago, Idempotency-Key answers older than 24 h and events
+ * older than EVENT_RETENTION_DAYS are deleted at start
  * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
  * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
  */
-import { type PurgeResult, purgeExpiredAuthState, purgeIdempotencyKeys } from '@signal/db';
+import { type PurgeResult, purgeEvents, purgeExpiredAuthState, purgeIdempotencyKeys } from '@signal/db';
 import type { Services } from './context.js';
 import { RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
 import { IDEMPOTENCY_RETENTION_MS } from './write-transaction.js';
@@ -46,6 +47,10 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
           new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
         );
         if (idempotencyKeys > 0) services.log.debug({ idempotencyKeys }, 'purged expired idempotency keys');
+        const events = await purgeEvents(services.database.db, {
+          before: new Date(now.getTime() - services.config.eventRetentionDays * 86_400_000),
+        });
+        if (events > 0) services.log.debug({ events }, 'purged old events');
         return result;
       } catch (error) {
         // An outage: the next run catches up. Never a crash from a timer.

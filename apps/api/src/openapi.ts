@@ -35,6 +35,8 @@ import type { Meta } from './trpc.js';
 export type OpenApiDocument = OpenAPIV3.Document;
 
 export const BEARER_SCHEME = 'bearerAuth';
+/** Internal services' credential: a service key (or ADMIN_KEY) on the routes that take a scope. */
+export const SERVICE_KEY_SCHEME = 'serviceKey';
 const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
 
 /** When each code is answered, and the body it is answered with (messages as the service words them). */
@@ -202,6 +204,12 @@ const TAGS: OpenAPIV3.TagObject[] = [
     name: 'admin',
     description: 'Service keys for internal services, managed by operators (scope `keys:manage`; ADMIN_KEY holds it).',
   },
+  {
+    name: 'events',
+    description:
+      'Every change announced, for internal services: the pull feed (scope `events:read`). Types, payloads and ' +
+      'ordering: docs/events.md.',
+  },
 ];
 
 const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also
@@ -290,9 +298,18 @@ function urlTooLongExample(): ErrorBody {
 }
 
 /** Error codes an operation can answer: its own (meta.errors) plus those of every route of its kind. */
-function errorCodesOf(operation: OpenAPIV3.OperationObject, method: string, own: ErrorCode[]): ErrorCode[] {
+function errorCodesOf(
+  operation: OpenAPIV3.OperationObject,
+  method: string,
+  own: ErrorCode[],
+  scoped: boolean,
+): ErrorCode[] {
   const codes = new Set<ErrorCode>([...own, ...ANY_OPERATION]);
-  if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED');
+  // A service key's route: an unknown key is 401, a user's token or a missing scope 403, and
+  // each key has its own rate limit (service-auth.ts).
+  if (scoped) codes.add('UNAUTHORIZED').add('FORBIDDEN').add('RATE_LIMITED');
+  // A user's route: its token refused, or a service key sent instead (403).
+  else if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('FORBIDDEN');
   // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
   if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
   return ERROR_CODES.filter((code) => codes.has(code));
@@ -449,6 +466,15 @@ export function buildOpenApiDocument(): OpenApiDocument {
           'The `token` from POST /auth/verify, valid 30 days. EdDSA (or ES256) JWT, verifiable with the keys at ' +
           '/.well-known/jwks.json.',
       },
+      [SERVICE_KEY_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'sgk_ service key',
+        description:
+          'A service key for internal services, e.g. `Authorization: Bearer sgk_Qm3xV8pLr2YwT0nB5cKd9HfJ1sA7gE4uZ6vN8iOq3Xy` ' +
+          "(`sgk_` and 43 base64url characters), created with POST /admin/keys, or the operator's ADMIN_KEY (every " +
+          'scope). Each such operation names the scope it needs. See docs/operators.md.',
+      },
     },
   }) as unknown as OpenApiDocument;
   doc.info = { ...doc.info, contact: CONTACT, license: LICENSE };
@@ -465,6 +491,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
     if (!operation) throw new Error(`OpenAPI: no operation for ${meta.openapi.method} ${meta.openapi.path}`);
     const input = (procedure._def as unknown as { inputs?: ZodType[] }).inputs?.[0];
     const validation = validationExample(input);
+    // The generator lists every scheme on a protected operation; each takes exactly one.
+    if (operation.security && !meta.scope) operation.security = [{ [BEARER_SCHEME]: [] }];
+    if (meta.scope) {
+      operation.security = [{ [SERVICE_KEY_SCHEME]: [] }];
+      operation.description = `${operation.description ?? ''}\n\nTakes a service key with the scope \`${meta.scope}\` (or ADMIN_KEY); a user's token is refused with 403.`;
+    }
     addExamples(operation, meta.openapi.example);
     // The generator's own error responses (tRPC's codes) give way to the contract's below.
     const ok = operation.responses[200];
@@ -477,7 +509,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     operation.responses = {
       ...success,
       ...(CACHEABLE_OPERATIONS.has(`${meta.openapi.method} ${meta.openapi.path}`) ? cachingResponses(success) : {}),
-      ...errorResponses(errorCodesOf(operation, method, own), {
+      ...errorResponses(errorCodesOf(operation, method, own, meta.scope !== undefined), {
         VALIDATION_ERROR: validation ?? urlTooLongExample(),
       }),
     };

@@ -123,10 +123,25 @@ const describeFilters = (filters: CursorFilters) => {
 };
 
 /** What a catalogue cursor's key is, per sort. */
-export const providerKeyType = (sortBy: ProviderSortField): KeyType =>
-  sortBy === 'followerCount' || sortBy === 'id' ? 'number' : 'string';
+export function providerKeyType(sortBy: ProviderSortField): KeyType {
+  if (sortBy === 'followerCount' || sortBy === 'id') return 'number';
+  // The ROI figures are null until a series is long enough.
+  return sortBy.startsWith('roi') ? 'string|null' : 'string';
+}
 
-/** The paging of a `providers.list` request (the catalogue's defaults: most followed first). */
+/** The catalogue's filters, for resolvePaging: the request's, compared and read back. */
+function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {
+  return {
+    given: pickProviderFilters(input),
+    same: sameProviderFilters,
+    read(sealed) {
+      const parsed = ProviderFiltersSchema.strict().safeParse(sealed);
+      return parsed.success ? pickProviderFilters(parsed.data) : undefined;
+    },
+  };
+}
+
+/** The paging of a `providers.list` request (the catalogue's defaults: most followed first), with its filters. */
 export function providerListPaging(
   codec: CursorCodec,
   input: { page?: number; limit: number; cursor?: string } & SortRequest<ProviderSortField> & ProviderFilters,
@@ -139,16 +154,4 @@ export function providerListPaging(
     providerKeyType,
     providerFilterRequest(input),
   );
-}
-
-/** The catalogue's filters, for resolvePaging: the request's, compared and read back. */
-export function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {
-  return {
-    given: pickProviderFilters(input),
-    same: sameProviderFilters,
-    read(sealed) {
-      const parsed = ProviderFiltersSchema.strict().safeParse(sealed);
-      return parsed.success ? pickProviderFilters(parsed.data) : undefined;
-    },
-  };
 }

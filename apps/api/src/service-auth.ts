@@ -16,13 +16,23 @@ import { publicProcedure } from './trpc.js';
 export type { ServiceKeyIdentity } from './service-credential.js';
 
 export function scopedProcedure(scope: Scope) {
-  return publicProcedure.use(async ({ ctx, next }) => {
+  // The scope in the meta too: the OpenAPI document marks the route as taking a service key.
+  return publicProcedure.meta({ scope }).use(async ({ ctx, next }) => {
     const token = bearerToken(ctx.req);
     const serviceKey = await resolveServiceCredential(ctx.services, token);
     if (serviceKey === 'unknown') throw unknownServiceKey();
     if (serviceKey === 'not-a-key') {
-      // A user's token is a valid credential that is not allowed here; anything else is none.
-      await ctx.services.tokens.verify(token);
+      // A user's token is a valid credential that is not allowed here; anything else is none
+      // (an expired or foreign token too: this route's only 401 is UNAUTHORIZED).
+      const isUserToken = await ctx.services.tokens.verify(token).then(
+        () => true,
+        () => false,
+      );
+      if (!isUserToken) {
+        throw new DomainError('UNAUTHORIZED', `This route takes a service key with the scope ${scope}`, {
+          challenge: { error: 'invalid_token', description: 'not a service key' },
+        });
+      }
       throw new DomainError('FORBIDDEN', `This route takes a service key with the scope ${scope}, not a user's token`);
     }
     countServiceKeyRequest(ctx, serviceKey.id);

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '@signal/core';
+import { DomainError, type ErrorCode, type Scope } from '@signal/core';
 import type { TokenClaims } from '@signal/core/token';
 import { touchAndCheckSession } from '@signal/db';
 import { initTRPC } from '@trpc/server';
@@ -16,6 +16,8 @@ import { bearerToken, resolveServiceCredential, unknownServiceKey } from './serv
  */
 export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
+  /** Set by scopedProcedure: the route takes a service key with this scope (openapi.ts reads it). */
+  scope?: Scope;
   /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
   maxBodyBytes?: number;
   openapi?: {

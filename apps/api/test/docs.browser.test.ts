@@ -14,6 +14,9 @@ import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 
 const skip = skipWithoutChromium('docs.browser.test.ts');
 
+/** The operator's master key of this test's server, authorized on the page for the scoped routes. */
+const ADMIN_KEY = 'docs-test-admin-key-0123456789abcdefghijklmnop';
+
 describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   let api: TestApi;
   let browser: Browser;
@@ -24,7 +27,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   let problems: string[] = [];
 
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12' } });
+    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     const signedIn = await signIn(api, evmWallet());
     token = signedIn.token;
     wallet = signedIn.user.wallet;
@@ -43,6 +46,22 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   });
 
   const operation = (id: string) => page.locator(`#operations-${id}`);
+
+  /**
+   * Authorize dialog: one form with a block per security scheme (each with an input of the same
+   * id), so the value goes into the block that names this scheme and not the other.
+   */
+  async function authorize(scheme: 'bearerAuth' | 'serviceKey', value: string) {
+    await page.locator('.auth-wrapper .authorize').click();
+    const other = scheme === 'bearerAuth' ? 'serviceKey' : 'bearerAuth';
+    const block = page.locator('.auth-container div').filter({
+      has: page.locator('h4 code', { hasText: scheme }),
+      hasNot: page.locator('h4 code', { hasText: other }),
+    });
+    await block.locator('#auth-bearer-value').first().fill(value);
+    await page.locator('.auth-container').getByRole('button', { name: 'Apply credentials' }).click();
+    await page.locator('.modal-ux .btn-done').click();
+  }
 
   /** Opens an operation, switches it to "Try it out", optionally fills path parameters, executes. */
   async function tryIt(
@@ -133,10 +152,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   });
 
   it('after Authorize with a bearer token, GET /me answers 200 with the signed-in wallet', async () => {
-    await page.locator('.auth-wrapper .authorize').click();
-    await page.locator('#auth-bearer-value').fill(token);
-    await page.getByRole('button', { name: 'Apply credentials' }).click();
-    await page.locator('.modal-ux .btn-done').click();
+    await authorize('bearerAuth', token);
 
     const result = await tryIt(operation('me-me-get'));
     expect(result.status).toBe('200');
@@ -153,6 +169,18 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
     const me = await call(api, 'GET', '/me', { token });
     expect(me.body.followingCount).toBe(1);
     await screenshot(page, 'docs-try-follow');
+  });
+
+  it('after Authorize with a service key (ADMIN_KEY), GET /admin/keys answers 200 with it sent', async () => {
+    await authorize('serviceKey', ADMIN_KEY);
+    const result = await tryIt(operation('admin-keys-list'));
+    expect(result.status).toBe('200');
+    expect(JSON.parse(result.body)).toMatchObject({ items: [], total: 0 });
+    const sent = requests.filter((request) => new URL(request.url).pathname === '/admin/keys');
+    expect(sent.at(-1)?.authorization).toBe(`Bearer ${ADMIN_KEY}`);
+    // The user's token still goes to the user's routes.
+    const me = await tryIt(operation('me-me-get'));
+    expect(me.status).toBe('200');
   });
 
   it('logged no page errors and no Content-Security-Policy violations', () => {

@@ -36,12 +36,6 @@ describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', 
     api = await startApi(backend, {
       env: { ADMIN_KEY, SEED_PROVIDERS: '0', SERVICE_KEY_RATE_LIMIT_PER_MINUTE: '0' },
     });
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'fan-out', scopes: ['followers:read'] },
-    });
-    reader = created.body.key;
-    userToken = (await signIn(api, evmWallet())).token;
     const providers = await sql<{ id: number }>`
       insert into providers (name, created_at) values ('big', now()), ('small', now()), ('empty', now()) returning id
     `.execute(api.db.db);
@@ -71,6 +65,15 @@ describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', 
         update providers p set follower_count = (select count(*) from follows f where f.provider_id = p.id)
       `.execute(trx);
     });
+    // HTTP after the seeding: on PGlite the seeding holds the event loop (the database runs in
+    // this process) longer than the keep-alive timeout, and a connection opened before it would
+    // be closed under the next request.
+    const created = await call(api, 'POST', '/admin/keys', {
+      token: ADMIN_KEY,
+      body: { name: 'fan-out', scopes: ['followers:read'] },
+    });
+    reader = created.body.key;
+    userToken = (await signIn(api, evmWallet())).token;
   });
   afterAll(async () => {
     await api?.stop();

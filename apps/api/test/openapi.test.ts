@@ -50,6 +50,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
       output: def.output,
       protect: openapi.protect === true,
       maxBodyBytes: def.meta?.maxBodyBytes ?? 16 * 1024,
+      scope: def.meta?.scope,
     };
   },
 );
@@ -194,6 +195,8 @@ describe('named schemas', () => {
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
+    'Event',
+    'EventPage',
     'FollowResult',
     'FollowedProvider',
     'FollowedProviderPage',
@@ -319,7 +322,7 @@ describe('every operation', () => {
         expect(parameter.description?.length, where).toBeGreaterThan(5);
         expect(parameter.schema?.type, where).toMatch(/^(string|integer)$/);
         // A cursor only comes from an answer (sealed with the server's key): no example to prefill.
-        if (parameter.name === 'cursor') expect(parameter.example, where).toBeUndefined();
+        if (parameter.name === 'cursor' || parameter.name === 'after') expect(parameter.example, where).toBeUndefined();
         else expect(parameter.example, where).toBeDefined();
       }
     }
@@ -396,11 +399,20 @@ describe('every operation', () => {
     }
   });
 
-  it('is protected by the bearer scheme exactly when its procedure is, and then answers 401 UNAUTHORIZED, TOKEN_EXPIRED and SESSION_REVOKED', () => {
-    for (const { openapi, protect } of procedures) {
+  it('takes a wallet token or a service key exactly when its procedure does, and answers their 401s and 403', () => {
+    for (const { openapi, protect, scope } of procedures) {
       const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
       const where = `${openapi.method} ${openapi.path}`;
-      if (protect) {
+      if (scope) {
+        // A service key's route: one 401 (unknown, revoked or expired key), 403 for a user's
+        // token or a missing scope, and the per-key rate limit.
+        expect(op.security, where).toEqual([{ serviceKey: [] }]);
+        expect(op.description, where).toContain(`\`${scope}\``);
+        expect(Object.keys(errorExamples(op, 401)), where).toEqual(['UNAUTHORIZED']);
+        expect(Object.keys(errorExamples(op, 403)), where).toContain('FORBIDDEN');
+        expect(Object.keys(errorExamples(op, 429)), where).toEqual(['RATE_LIMITED']);
+        expect(op.responses[401].headers?.['WWW-Authenticate'], where).toBeDefined();
+      } else if (protect) {
         expect(op.security, where).toEqual([{ bearerAuth: [] }]);
         // Linking a wallet also answers the 401s of a signed nonce (INVALID_NONCE, INVALID_SIGNATURE).
         const own = new Set(['INVALID_NONCE', 'INVALID_SIGNATURE']);
@@ -408,11 +420,22 @@ describe('every operation', () => {
           Object.keys(errorExamples(op, 401)).filter((code) => !own.has(code)),
           where,
         ).toEqual(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'SESSION_REVOKED']);
+        // A service key sent to a user's route.
+        expect(Object.keys(errorExamples(op, 403)), where).toContain('FORBIDDEN');
         expect(op.responses[401].headers?.['WWW-Authenticate'], where).toBeDefined();
       } else {
         expect(op.security, where).toBeUndefined();
       }
     }
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'serviceKey']);
+    expect(procedures.filter((p) => p.scope).map((p) => `${p.openapi.method} ${p.openapi.path}`)).toEqual(
+      expect.arrayContaining([
+        'POST /admin/keys',
+        'GET /admin/keys',
+        'DELETE /admin/keys/{id}',
+        'GET /providers/{id}/followers',
+      ]),
+    );
   });
 
   it('/auth/verify lists its own 401s, INVALID_NONCE and INVALID_SIGNATURE', () => {

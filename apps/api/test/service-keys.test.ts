@@ -211,24 +211,24 @@ describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) =
 
   it('over tRPC: the same credential, the same answers and codes', async () => {
     const admin = trpcClient(api, manager.key);
-    const created = await admin.admin.keys.create.mutate({ name: 'over trpc', scopes: ['followers:read'] });
+    const created = await admin.keys.create.mutate({ name: 'over trpc', scopes: ['followers:read'] });
     expect(created.key).toMatch(KEY_FORMAT);
-    const page = await admin.admin.keys.list.query({ limit: 100 });
+    const page = await admin.keys.list.query({ limit: 100 });
     expect(page.items.map((item) => item.id)).toContain(created.id);
     expect(JSON.stringify(page)).not.toContain(created.key);
-    const asReader = await trpcFailure(trpcClient(api, created.key).admin.keys.list.query({}));
+    const asReader = await trpcFailure(trpcClient(api, created.key).keys.list.query({}));
     expect(asReader.data?.code).toBe('FORBIDDEN');
     expect(asReader.data?.httpStatus).toBe(403);
-    const asUser = await trpcFailure(trpcClient(api, userToken).admin.keys.list.query({}));
+    const asUser = await trpcFailure(trpcClient(api, userToken).keys.list.query({}));
     expect(asUser.data?.code).toBe('FORBIDDEN');
     const keyOnUserRoute = await trpcFailure(trpcClient(api, created.key).me.get.query());
     expect(keyOnUserRoute.data?.code).toBe('FORBIDDEN');
     expect(keyOnUserRoute.data?.httpStatus).toBe(403);
-    expect(await admin.admin.keys.revoke.mutate({ id: created.id })).toEqual({ id: created.id, revoked: true });
-    const revoked = await trpcFailure(trpcClient(api, created.key).admin.keys.list.query({}));
+    expect(await admin.keys.revoke.mutate({ id: created.id })).toEqual({ id: created.id, revoked: true });
+    const revoked = await trpcFailure(trpcClient(api, created.key).keys.list.query({}));
     expect(revoked.data?.code).toBe('UNAUTHORIZED');
     expect(revoked.data?.httpStatus).toBe(401);
-    const missing = await trpcFailure(admin.admin.keys.revoke.mutate({ id: 'key_missing' }));
+    const missing = await trpcFailure(admin.keys.revoke.mutate({ id: 'key_missing' }));
     expect(missing.data?.code).toBe('NOT_FOUND');
   });
 
@@ -297,7 +297,7 @@ describe('service keys across two servers sharing one PostgreSQL database', () =
     expect((await call(b, 'GET', '/admin/keys', { token: key.key })).status).toBe(200);
     expect((await call(a, 'DELETE', `/admin/keys/${key.id}`, { token: ADMIN_KEY })).status).toBe(200);
     expectUnauthorized(await call(b, 'GET', '/admin/keys', { token: key.key }));
-    const trpc = await trpcFailure(trpcClient(b, key.key).admin.keys.list.query({}));
+    const trpc = await trpcFailure(trpcClient(b, key.key).keys.list.query({}));
     expect(trpc.data?.code).toBe('UNAUTHORIZED');
   });
 

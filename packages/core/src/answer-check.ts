@@ -31,6 +31,9 @@ interface Def {
   element?: Schema;
   shape?: Record<string, Schema>;
   catchall?: Schema;
+  // discriminated unions
+  discriminator?: string;
+  options?: Schema[];
 }
 
 interface CheckDef {
@@ -147,6 +150,28 @@ function emitObjectChecks(def: Def, v: string, e: Emitter): string | null {
   return `${code} let ${last} = -1, ${count} = 0; for (const key in ${v}) { let ${at}; switch (key) { ${cases} default: ${FAIL} } if (${at} <= ${last}) ${FAIL} ${last} = ${at}; ${count}++; } ${hidden}`;
 }
 
+/**
+ * A discriminated union of objects (an event, by `type`): the option its tag names, checked as
+ * that object. Any other union (no discriminator, a tag that is not a string literal) → null.
+ */
+function emitDiscriminatedChecks(def: Def, v: string, e: Emitter): string | null {
+  if (!def.discriminator || !def.options) return null;
+  let cases = '';
+  for (const option of def.options) {
+    const tag = option._zod.def.shape?.[def.discriminator];
+    const values = tag?._zod.def.type === 'literal' ? tag._zod.values : undefined;
+    if (option._zod.def.type !== 'object' || !values) return null;
+    const inner = emitCheck(option, v, e);
+    if (inner === null) return null;
+    for (const value of values) {
+      if (typeof value !== 'string') return null;
+      cases += `case ${JSON.stringify(value)}: `;
+    }
+    cases += `{ ${inner} break; } `;
+  }
+  return `if (!${e.ref(isPlainObject)}(${v})) ${FAIL} switch (${v}[${JSON.stringify(def.discriminator)}]) { ${cases}default: ${FAIL} }`;
+}
+
 /** True when one of `keys` is on `value` (or its prototype) without being an enumerable own key. */
 function hasHiddenField(value: object, keys: string[]): boolean {
   return keys.some((key) => key in value && !Object.prototype.propertyIsEnumerable.call(value, key));
@@ -189,6 +214,8 @@ function emitCheck(schema: Schema, v: string, e: Emitter): string | null {
     }
     case 'object':
       return def.checks?.length ? null : emitObjectChecks(def, v, e);
+    case 'union':
+      return def.checks?.length ? null : emitDiscriminatedChecks(def, v, e);
     default:
       return null;
   }

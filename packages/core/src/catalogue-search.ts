@@ -4,7 +4,7 @@
  * definition for the router, the OpenAPI document, the SDK and the cursor, which carries them.
  */
 import { z } from 'zod';
-import { integerParam } from './query-params.js';
+import { decimalParam, integerParam } from './query-params.js';
 
 export const MAX_SEARCH_LENGTH = 100;
 
@@ -24,6 +24,21 @@ export const ProviderFilterShape = {
         'ASCII letters; `%`, `_` and `\\` are plain characters',
     )
     .optional(),
+  minRoi30dPct: decimalParam(
+    'Only providers whose roi30dPct is at least this (a plain decimal such as -12.5); one without the figure fails',
+  ).optional(),
+  maxDrawdownPct: decimalParam('Only providers whose maxDrawdownPct is at most this (a decimal ≥ 0)', {
+    min: 0,
+  }).optional(),
+  minWinRate: decimalParam('Only providers whose winRate is at least this (a decimal 0..1)', {
+    min: 0,
+    max: 1,
+  }).optional(),
+  minTradingDays: integerParam(
+    'Only providers with at least this many points in their published series, tradingDays (an integer ≥ 0)',
+    0,
+    Number.MAX_SAFE_INTEGER,
+  ).optional(),
   minFollowers: integerParam(
     'Only providers with at least this many followers (an integer ≥ 0)',
     0,

@@ -7,6 +7,7 @@ import { ProviderFilterShape } from './catalogue-search.js';
 import { ERROR_CODES } from './errors.js';
 import { integerParam } from './query-params.js';
 
+// Re-exported: other schema files take it from here.
 export { integerParam };
 
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
@@ -178,7 +179,20 @@ export const ProviderStatsSchema = z.object({
 });
 export type ProviderStats = z.infer<typeof ProviderStatsSchema>;
 
-export const PROVIDER_SORT_FIELDS = ['followerCount', 'createdAt', 'name', 'id'] as const;
+export const PROVIDER_SORT_FIELDS = [
+  'followerCount',
+  'createdAt',
+  'name',
+  'id',
+  // Performance figures (Version 3): nulls (a figure not published yet) last in both orders.
+  'roi7d',
+  'roi30d',
+  'roi90d',
+  'roiAll',
+  'maxDrawdown',
+  'winRate',
+  'tradingDays',
+] as const;
 export const ProviderSortFieldSchema = z.enum(PROVIDER_SORT_FIELDS);
 export type ProviderSortField = z.infer<typeof ProviderSortFieldSchema>;
 export const SortOrderSchema = z.enum(['asc', 'desc']);
@@ -224,7 +238,9 @@ export type CursorPageQuery = z.input<typeof CursorPageQuerySchema>;
 // an absent sortBy must be told apart from one that names another sort (refused).
 export const ProviderListQuerySchema = CursorPageQuerySchema.extend({
   sortBy: ProviderSortFieldSchema.describe(
-    "Field to sort by: followerCount (default), createdAt, name (by code point) or id; with a cursor, the cursor's",
+    'Field to sort by: followerCount (default), createdAt, name (by code point), id, or a performance figure: ' +
+      'roi7d, roi30d, roi90d, roiAll (the roi…Pct figures), maxDrawdown, winRate, tradingDays; a provider without ' +
+      "the figure (null) comes last in both orders. With a cursor, the cursor's",
   ).optional(),
   order: SortOrderSchema.describe(
     "Sort direction, desc (default) or asc; ties are broken by id in the same direction. With a cursor, the cursor's",

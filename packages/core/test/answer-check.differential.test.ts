@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileAnswerCheck } from '../src/answer-check.js';
 import { PerformanceSchema, ProviderArchivedSchema, ProviderWriteSchema } from '../src/catalogue-schemas.js';
+import { EventPageSchema } from '../src/event-schemas.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
@@ -139,6 +140,19 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
   ],
   ['RevokedSession', RevokedSessionSchema, { id: 's-1', revoked: true }],
   ['LogoutResult', LogoutResultSchema, { revoked: 2 }],
+  [
+    // A discriminated union: each item checked as the object its `type` names.
+    'EventPage',
+    EventPageSchema,
+    {
+      items: [
+        { id: 'evt_1', type: 'follow.created', occurredAt: at, data: { userId: 1, providerId: 5, followerCount: 8 } },
+        { id: 'evt_2', type: 'user.created', occurredAt: at, data: { chain: 'evm', userId: 1, wallet: user.wallet } },
+        { id: 'evt_3', type: 'session.revoked', occurredAt: at, data: { userId: 1, sessionId: 's-1' } },
+      ],
+      nextCursor: 'a.b',
+    },
+  ],
   [
     'NonceResponse',
     NonceResponseSchema,

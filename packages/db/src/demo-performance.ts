@@ -53,6 +53,13 @@ function randomWalk(startDay: number, endDay: number, step: number): NavPoint[] 
     }
     points.push({ date: dayDate(day), nav });
   }
+  // A sparse series still ends on its last day, so its figures are as of then.
+  const last = dayNumber((points.at(-1) as NavPoint).date);
+  if (last < endDay) {
+    const gap = endDay - last;
+    nav *= Math.exp(drift * gap + volatility * Math.sqrt(gap) * normal());
+    points.push({ date: dayDate(endDay), nav });
+  }
   return points;
 }
 

@@ -41,6 +41,15 @@ const SORTS: Record<ProviderSortField, SortSpec> = {
   createdAt: { column: 'created_at', cast: 'timestamptz', nullable: false, key: 'text' },
   name: { column: 'name', cast: 'text', nullable: false, key: 'text' },
   id: { column: 'id', cast: 'bigint', nullable: false, key: 'number' },
+  // Figures (migration 0010) as text keys: float8 renders its shortest exact form, which casts
+  // back to the same double (a JSON number would too, but not Infinity or NaN).
+  roi7d: { column: 'roi_7d_pct', cast: 'double precision', nullable: true, key: 'text' },
+  roi30d: { column: 'roi_30d_pct', cast: 'double precision', nullable: true, key: 'text' },
+  roi90d: { column: 'roi_90d_pct', cast: 'double precision', nullable: true, key: 'text' },
+  roiAll: { column: 'roi_all_pct', cast: 'double precision', nullable: true, key: 'text' },
+  maxDrawdown: { column: 'max_drawdown_pct', cast: 'double precision', nullable: false, key: 'text' },
+  winRate: { column: 'win_rate', cast: 'double precision', nullable: false, key: 'text' },
+  tradingDays: { column: 'trading_days', cast: 'integer', nullable: false, key: 'text' },
 };
 
 /**
@@ -49,6 +58,10 @@ const SORTS: Record<ProviderSortField, SortSpec> = {
  */
 const FILTERS: Record<ProviderFilterField, (value: unknown) => RawBuilder<boolean>> = {
   q: (pattern) => sql<boolean>`p.name ilike ${pattern}`,
+  minRoi30dPct: (pct) => sql<boolean>`p.roi_30d_pct >= cast(${pct} as double precision)`,
+  maxDrawdownPct: (pct) => sql<boolean>`p.max_drawdown_pct <= cast(${pct} as double precision)`,
+  minWinRate: (rate) => sql<boolean>`p.win_rate >= cast(${rate} as double precision)`,
+  minTradingDays: (days) => sql<boolean>`p.trading_days >= cast(${days} as bigint)`,
   minFollowers: (count) => sql<boolean>`p.follower_count >= cast(${count} as bigint)`,
 };
 
@@ -75,9 +88,9 @@ function activeFilters(filters: ProviderFilters): { names: ProviderFilterField[]
 
 type ProviderQuery = SelectQueryBuilder<Database & { p: Database['providers'] }, 'p', object>;
 
-/** The rows of `p` that pass the filters named, their values at `values`. */
+/** The public rows of `p` (archived ones are hidden) that pass the filters named, their values at `values`. */
 function whereFilters<Q extends ProviderQuery>(query: Q, names: ProviderFilterField[], values: readonly unknown[]): Q {
-  let filtered = query;
+  let filtered = query.where(PUBLIC_PROVIDER) as Q;
   names.forEach((name, index) => {
     filtered = filtered.where(FILTERS[name](values[index])) as Q;
   });

@@ -3,6 +3,7 @@ import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
 import { createTransport } from './transport.js';
+import { walk } from './walk.js';
 import type {
   ActiveSession,
   ActiveSessionPage,
@@ -12,6 +13,8 @@ import type {
   LinkedWallet,
   Nonce,
   PageQuery,
+  Performance,
+  PerformanceWindow,
   Provider,
   ProviderId,
   ProviderListQuery,
@@ -144,6 +147,8 @@ export interface SignalClient {
     get(id: ProviderId): Promise<Provider>;
     /** `GET /providers/{id}/stats`. */
     stats(id: ProviderId): Promise<ProviderStats>;
+    /** `GET /providers/{id}/performance`: the chart of a window (default `90d`) of its published NAV series. */
+    performance(id: ProviderId, window?: PerformanceWindow): Promise<Performance>;
     /** `POST /providers/{id}/follow` (signed in; idempotent). */
     follow(id: ProviderId): Promise<FollowResult>;
     /** `DELETE /providers/{id}/follow` (signed in; idempotent). */
@@ -173,25 +178,6 @@ export interface SignalClient {
      */
     revoke(id: string): Promise<RevokedSession>;
   };
-}
-
-/** The query of the first page (no page, no cursor) or of the page after `cursor`. */
-function pageAfter<Q extends { page?: unknown; cursor?: unknown }>(query: Q, cursor: string | null): Q {
-  const { page: _page, cursor: _cursor, ...rest } = query;
-  return (cursor === null ? rest : { ...rest, cursor }) as Q;
-}
-
-/** The items of every page `list` answers for `query`, fetched one page at a time as the caller consumes them. */
-async function* walk<Q extends { page?: unknown; cursor?: unknown }, T>(
-  list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
-  query: Q,
-): AsyncIterableIterator<T> {
-  let cursor: string | null = null;
-  do {
-    const page: { items: T[]; nextCursor: string | null } = await list(pageAfter(query, cursor));
-    yield* page.items;
-    cursor = page.nextCursor;
-  } while (cursor !== null);
 }
 
 /** A nonce the SDK is willing to put into a message for a wallet to sign (the contract's alphabet). */
@@ -401,6 +387,7 @@ export function createClient(options: ClientOptions): SignalClient {
       all: (query = {}) => walk(listProviders, query),
       get: (id) => trpc.providers.get.query({ id }),
       stats: (id) => trpc.providers.stats.query({ id }),
+      performance: (id, window) => trpc.providers.performance.query({ id, ...(window && { window }) }),
       follow: (id) => authed((context) => trpc.providers.follow.mutate({ id }, { context })),
       unfollow: (id) => authed((context) => trpc.providers.unfollow.mutate({ id }, { context })),
     },

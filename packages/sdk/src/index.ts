@@ -1,4 +1,5 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
+export type { CatalogueWriteMethods, WriteOptions } from './catalogue-writes.js';
 export {
   type ClientOptions,
   createClient,
@@ -6,6 +7,7 @@ export {
   type SignalClient,
   type SignOutResult,
 } from './client.js';
+export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';
 export {
   type KeyValueStorage,

@@ -14,9 +14,9 @@ type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
 type Record_ = AppRouter['_def']['record'];
 
-/** @internal Per call: the token to send (read by the `headers` callback). */
+/** @internal Per call: the token and Idempotency-Key to send (read by the `headers` callback). */
 // A type, not an interface: it must fit tRPC's OperationContext (an index signature).
-export type CallContext = { token?: string };
+export type CallContext = { token?: string; idempotencyKey?: string };
 interface CallOptions {
   context?: CallContext;
 }
@@ -63,8 +63,11 @@ export function createTransport({ url, fetch, toError }: TransportOptions): Tran
     },
     // Each call carries its own token in its context, so a retry can send a fresh one.
     headers: ({ op }) => {
-      const token = op.context.token;
-      return typeof token === 'string' ? { authorization: `Bearer ${token}` } : {};
+      const { token, idempotencyKey } = op.context;
+      return {
+        ...(typeof token === 'string' && { authorization: `Bearer ${token}` }),
+        ...(typeof idempotencyKey === 'string' && { 'idempotency-key': idempotencyKey }),
+      };
     },
   })({});
 

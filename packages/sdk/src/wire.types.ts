@@ -58,6 +58,20 @@ export type RevokedSession = Outputs['sessions']['revoke'];
  * other session of the user: "sign out everywhere else") or `all`.
  */
 export type SignOutScope = NonNullable<Extract<Inputs['auth']['logout'], object>['scope']>;
+/** A provider as the operator's writes answer it: with `archived`. */
+export type ProviderWrite = Outputs['providers']['create'];
+/** Result of `archiveProvider(id)` (`DELETE /providers/{id}`); idempotent. */
+export type ProviderArchived = Outputs['providers']['archive'];
+/** `POST /providers`: `name` (trimmed, 1..100 characters), optional `description` and https `avatarUrl`. */
+export type ProviderCreateBody = Inputs['providers']['create'];
+/** `PATCH /providers/{id}`: any non-empty subset of the fields, and `archived` to archive or restore. */
+export type ProviderPatch = Omit<Inputs['providers']['update'], 'id'>;
+/** `POST /providers/{id}/performance`: daily NAV `points` (≤ 1,000, upserted by date) and/or `signals`. */
+export type PerformancePublishBody = Omit<Inputs['providers']['publish'], 'id'>;
+/** `GET /providers/{id}/performance`: the chart of one window, as of the series' last date. */
+export type Performance = Outputs['providers']['performance'];
+/** A chart window: `7d`, `30d`, `90d` (default), `1y` (365 days) or `all`. */
+export type PerformanceWindow = Performance['window'];
 /** A provider id: a positive integer. */
 export type ProviderId = Inputs['providers']['get']['id'];
 /** The contract's error codes. */
@@ -68,3 +82,19 @@ export type ErrorIssue = { [K in keyof ContractErrorIssue]: ContractErrorIssue[K
 export type LinkedWallet = Outputs['wallets']['link'];
 /** Result of `unlinkWallet(wallet)` (`DELETE /me/wallets/{wallet}`). */
 export type UnlinkedWallet = Outputs['wallets']['unlink'];
+/** A service-key scope: `keys:manage`, `providers:write`, `stats:write`, `followers:read`, … */
+export type Scope = Outputs['keys']['list']['items'][number]['scopes'][number];
+/** A service key as listed (`GET /admin/keys`): never the secret, `start` recognises it. */
+export type ServiceKey = Outputs['keys']['list']['items'][number];
+/** `POST /admin/keys`: the new key with its secret `key`, shown in this answer only. */
+export type CreatedServiceKey = Outputs['keys']['create'];
+/** What `createKey` takes: a name, the scopes, and optionally when the key expires. */
+export type CreateServiceKeyBody = Inputs['keys']['create'];
+/** A page of service keys, newest first, revoked ones included. */
+export type ServiceKeyPage = Outputs['keys']['list'];
+/** Result of `revokeKey(id)` (`DELETE /admin/keys/{id}`); idempotent. */
+export type RevokedServiceKey = Outputs['keys']['revoke'];
+/** One follower of a provider: user id, wallet, chain and when it followed. */
+export type Follower = Outputs['followers']['list']['items'][number];
+/** A page of a provider's followers by user id (`GET /providers/{id}/followers`). */
+export type FollowerPage = Outputs['followers']['list'];

@@ -37,7 +37,7 @@ export const adminKeysRouter = router({
         successStatus: 201,
         example: { request: examples.createServiceKeyRequest, response: examples.createdServiceKey },
       },
-      errors: ['FORBIDDEN', 'RATE_LIMITED'],
+      errors: ['FORBIDDEN'],
     })
     .input(CreateServiceKeyBodySchema)
     .output(CreatedServiceKeySchema)
@@ -80,7 +80,6 @@ export const adminKeysRouter = router({
         protect: true,
         example: { request: { page: 1, limit: 20 }, response: examples.serviceKeyPage },
       },
-      errors: ['FORBIDDEN', 'RATE_LIMITED'],
     })
     .input(PageQuerySchema)
     .output(ServiceKeyPageSchema)
@@ -99,7 +98,6 @@ export const adminKeysRouter = router({
         protect: true,
         example: { request: { id: examples.serviceKey.id }, response: { id: examples.serviceKey.id, revoked: true } },
       },
-      errors: ['FORBIDDEN', 'RATE_LIMITED'],
     })
     .input(ServiceKeyIdParamsSchema)
     .output(RevokedServiceKeySchema)

@@ -26,7 +26,7 @@ export const followersRouter = router({
         protect: true,
         example: { request: { id: 5, limit: 100 }, response: examples.followerPage },
       },
-      errors: ['PROVIDER_NOT_FOUND', 'FORBIDDEN', 'RATE_LIMITED'],
+      errors: ['PROVIDER_NOT_FOUND'],
     })
     .input(FollowersQuerySchema)
     .output(FollowerPageSchema)

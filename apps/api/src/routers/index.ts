@@ -2,6 +2,7 @@ import { useCompiledAnswerChecks } from '../answer-checks.js';
 import { mergeRouters, router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
+import { eventsRouter } from './events.router.js';
 import { followersRouter } from './followers.router.js';
 import { meRouter } from './me.router.js';
 import { providerWritesRouter } from './provider-writes.router.js';
@@ -15,7 +16,8 @@ export const appRouter = router({
   providers: mergeRouters(providersRouter, providerWritesRouter),
   sessions: sessionsRouter,
   wallets: walletsRouter,
-  admin: router({ keys: adminKeysRouter }),
+  keys: adminKeysRouter,
+  events: eventsRouter,
   followers: followersRouter,
 });
 

@@ -39,13 +39,16 @@ export const providersRouter = router({
         tags: ['providers'],
         summary: 'List providers',
         description:
-          'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point) or id, ' +
-          'desc (default) or asc; ties are broken by id in the same direction, so pages never repeat or skip a ' +
-          'provider. Past the last page the items are empty. Unknown query parameters are ignored. ' +
+          'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point), id, or a ' +
+          'performance figure (roi7d, roi30d, roi90d, roiAll, maxDrawdown, winRate, tradingDays; a provider ' +
+          'without the figure comes last in both orders), desc (default) or asc; ties are broken by id in the same ' +
+          'direction, so pages never repeat or skip a provider. Past the last page the items are empty. Unknown ' +
+          'query parameters are ignored. ' +
           'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page: the next page at the same cost at ' +
           'any depth, and a walk by cursor never repeats or skips a provider whose sort key did not change meanwhile ' +
-          '(`page` is then null). Filters, each optional, combine with AND and with any sort: `q` (name search) and ' +
-          '`minFollowers`; `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
+          '(`page` is then null). Filters, each optional, combine with AND and with any sort: `q` (name search), ' +
+          '`minRoi30dPct`, `maxDrawdownPct`, `minWinRate`, `minTradingDays`, `minFollowers` (a provider without ' +
+          'the figure fails a filter on it); `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
           'alone it continues them; sent with a sort or any filter, the filter set must be the same (else 400). ' +
           'Without a token the answer carries an ETag and a short public Cache-Control.',
         protect: false,

@@ -13,6 +13,7 @@ import * as userWallets from './0011-user-wallets.js';
 import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
 import * as nameSearch from './0014-name-search.js';
+import * as figureSorts from './0014b-figure-sorts.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012-events': events,
   '0012b-event-feed': eventFeed,
   '0014-name-search': nameSearch,
+  '0014b-figure-sorts': figureSorts,
 };

@@ -22,8 +22,14 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
-/** On PostgreSQL (a scratch database) by default, or on an embedded PGlite in DATA_DIR. */
-export async function startApi(backend: 'postgres' | 'pglite' = 'postgres'): Promise<TestApi> {
+/**
+ * On PostgreSQL (a scratch database) by default, or on an embedded PGlite in DATA_DIR; `env`: more
+ * configuration, e.g. `{ ADMIN_KEY }` for the service client's tests.
+ */
+export async function startApi(
+  backend: 'postgres' | 'pglite' = 'postgres',
+  env: Record<string, string> = {},
+): Promise<TestApi> {
   let offset = 0;
   const scratch = backend === 'postgres' ? await createScratchDatabase() : undefined;
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
@@ -36,6 +42,7 @@ export async function startApi(backend: 'postgres' | 'pglite' = 'postgres'): Pro
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    ...env,
   });
   const server = createServer({ config, now: () => new Date(Date.now() + offset) });
   const running = await server.start();

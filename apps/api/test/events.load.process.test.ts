@@ -1,0 +1,142 @@
+/**
+ * The feed's guarantee under load (PostgreSQL): 8 writers follow and unfollow for a few seconds
+ * on two API processes, one of them through a transaction-mode PgBouncer, while a consumer polls
+ * the feed from both, always passing the last `nextCursor`. The consumer must receive every
+ * committed follow and unfollow exactly once, per (user, provider) in write order, and none of
+ * the repeated ones; and per provider the counts must run ±1 in feed order (commit order, where
+ * transactions conflict).
+ */
+import { randomBytes } from 'node:crypto';
+import { MissingToolError, type PgBouncer, reroute, startPgBouncer } from '@signal/db/local-servers';
+import { createScratchDatabase, type ScratchDatabase, TEST_ADMIN_URL } from '@signal/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn } from './harness.js';
+import { type ApiProcess, signingKeyPem, spawnApi } from './process.js';
+
+const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
+const WRITERS = 8;
+const PROVIDERS = 6;
+const WRITE_MS = 5_000;
+
+interface FollowEvent {
+  id: string;
+  type: 'follow.created' | 'follow.deleted';
+  data: { userId: number; providerId: number; followerCount: number };
+}
+
+describe('the feed under load: two servers, one through PgBouncer', () => {
+  let scratch: ScratchDatabase;
+  let pooler: PgBouncer | undefined;
+  let a: ApiProcess;
+  let b: ApiProcess;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    // CI installs PgBouncer; a machine without it runs both servers direct, and says so.
+    pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
+      if (error instanceof MissingToolError && !process.env.CI) {
+        console.warn(`${error.message}: both servers connect directly`);
+        return undefined;
+      }
+      throw error;
+    });
+    const env = {
+      JWT_PRIVATE_KEY: signingKeyPem(),
+      ADMIN_KEY,
+      SEED_PROVIDERS: String(PROVIDERS),
+    };
+    a = await spawnApi({ ...env, DATABASE_URL: scratch.url });
+    b = await spawnApi({ ...env, DATABASE_URL: pooler ? reroute(scratch.url, pooler.url) : scratch.url });
+  }, 60_000);
+  afterAll(async () => {
+    await a?.crash();
+    await b?.crash();
+    await pooler?.stop();
+    await scratch?.drop();
+  });
+
+  it('every committed follow and unfollow exactly once, per (user, provider) in write order', async () => {
+    const servers = [a, b];
+    const providers: { id: number }[] = (await call(a, 'GET', `/providers?limit=${PROVIDERS}`)).body.items;
+    const users = await Promise.all(Array.from({ length: WRITERS }, (_, i) => signIn(servers[i % 2]!, evmWallet())));
+    const expected = new Map<string, string[]>();
+    const pair = (userId: number, providerId: number) => `${userId}/${providerId}`;
+
+    let consumed: FollowEvent[] = [];
+    let cursor: string | undefined;
+    let polls = 0;
+    const poll = async () => {
+      const server = servers[polls++ % 2]!;
+      const query = `?limit=100&types=follow.created,follow.deleted${cursor ? `&after=${cursor}` : ''}`;
+      const page = await call(server, 'GET', `/events${query}`, { token: ADMIN_KEY });
+      expect(page.status).toBe(200);
+      consumed = consumed.concat(page.body.items);
+      const moved = page.body.nextCursor !== cursor;
+      cursor = page.body.nextCursor;
+      return moved || page.body.items.length > 0;
+    };
+    // Start from the head (the seed announced nothing; sign-ins are filtered out).
+    await poll();
+    expect(consumed).toEqual([]);
+
+    let writing = true;
+    const consumer = (async () => {
+      while (writing) await poll();
+    })();
+    const writers = users.map(async (user, i) => {
+      const server = servers[i % 2]!;
+      const following = new Set<number>();
+      const deadline = Date.now() + WRITE_MS;
+      while (Date.now() < deadline) {
+        const provider = providers[Math.floor(Math.random() * providers.length)]!;
+        // One write in five repeats the current state: it must announce nothing.
+        const repeat = Math.random() < 0.2;
+        const follows = repeat ? following.has(provider.id) : !following.has(provider.id);
+        const reply = await call(server, follows ? 'POST' : 'DELETE', `/providers/${provider.id}/follow`, {
+          token: user.token,
+        });
+        expect(reply.status).toBe(200);
+        if (repeat) continue;
+        if (follows) following.add(provider.id);
+        else following.delete(provider.id);
+        const key = pair(user.user.id, provider.id);
+        expected.set(key, [...(expected.get(key) ?? []), follows ? 'follow.created' : 'follow.deleted']);
+      }
+    });
+    await Promise.all(writers);
+    writing = false;
+    await consumer;
+    // Drain: until two polls in a row bring nothing and leave the cursor where it was.
+    let quiet = 0;
+    while (quiet < 2) quiet = (await poll()) ? 0 : quiet + 1;
+
+    const written = [...expected.values()].reduce((n, list) => n + list.length, 0);
+    expect(written).toBeGreaterThan(200);
+    expect(new Set(consumed.map((e) => e.id)).size).toBe(consumed.length);
+    expect(consumed.length).toBe(written);
+    const seen = new Map<string, string[]>();
+    for (const event of consumed) {
+      const key = pair(event.data.userId, event.data.providerId);
+      seen.set(key, [...(seen.get(key) ?? []), event.type]);
+    }
+    expect(seen).toEqual(expected);
+    // Per provider, in feed order, each count is the one before it ±1: commit order where it shows.
+    const last = new Map<number, number>();
+    let checked = 0;
+    for (const event of consumed) {
+      const before = last.get(event.data.providerId);
+      if (before !== undefined) {
+        expect(event.data.followerCount).toBe(before + (event.type === 'follow.created' ? 1 : -1));
+        checked++;
+      }
+      last.set(event.data.providerId, event.data.followerCount);
+    }
+    expect(checked).toBe(consumed.length - last.size);
+    // The pooler really carried the second server's transactions.
+    if (pooler) {
+      const carried = (await pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0;
+      expect(carried).toBeGreaterThan(100);
+    }
+    console.log(`feed under load: ${written} follow changes by ${WRITERS} writers in ${WRITE_MS} ms, ${polls} polls`);
+  }, 60_000);
+});

@@ -1,0 +1,72 @@
+/**
+ * The client of internal services: the same API over tRPC, authenticated by a service key
+ * (`Authorization: Bearer sgk_…`, or the operator's ADMIN_KEY) instead of a wallet. No signer,
+ * no token store: the key is sent on every call, and a refused one is an error to act on
+ * (`UNAUTHORIZED`: unknown, revoked or expired; `FORBIDDEN`: the key lacks the route's scope).
+ *
+ * To add a route: one method below, calling `trpc.<router>.<procedure>` with `{ context }`.
+ */
+import { toSignalApiError } from './api-error.js';
+import { type CatalogueWriteMethods, catalogueWriteMethods } from './catalogue-writes.js';
+import { createTransport } from './transport.js';
+import { walk } from './walk.js';
+import type {
+  CreatedServiceKey,
+  CreateServiceKeyBody,
+  Follower,
+  FollowerPage,
+  ProviderId,
+  RevokedServiceKey,
+  ServiceKeyPage,
+} from './wire.types.js';
+
+export interface ServiceClientOptions {
+  /** Where the API is served, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** The service key (`sgk_…`) or ADMIN_KEY; keep it out of source code and logs. */
+  key: string;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Key management, followers, and the catalogue writes of catalogue-writes.ts (provider writes, publishing). */
+export interface SignalServiceClient extends CatalogueWriteMethods {
+  /** `POST /admin/keys` (`keys:manage`): a new key; its secret `key` is in this answer only. */
+  createKey(body: CreateServiceKeyBody): Promise<CreatedServiceKey>;
+  /** `GET /admin/keys` (`keys:manage`): a page of keys, newest first, revoked ones included. */
+  listKeys(query?: { page?: number; limit?: number }): Promise<ServiceKeyPage>;
+  /** `DELETE /admin/keys/{id}` (`keys:manage`): refused from the next request on; idempotent. */
+  revokeKey(id: string): Promise<RevokedServiceKey>;
+  /**
+   * `GET /providers/{id}/followers` (`followers:read`): one page by user id; pass its
+   * `nextCursor` as `cursor` for the next (null at the end).
+   */
+  followersPage(providerId: ProviderId, query?: { limit?: number; cursor?: string }): Promise<FollowerPage>;
+  /**
+   * Every follower of a provider, by user id, fetched `limit` (default 1000) at a time as the
+   * loop consumes them: `for await (const follower of service.followers(5))`. Everyone who
+   * followed before the walk and stays is seen exactly once.
+   */
+  followers(providerId: ProviderId, options?: { limit?: number }): AsyncIterableIterator<Follower>;
+}
+
+export function createServiceClient(options: ServiceClientOptions): SignalServiceClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const trpc = createTransport({
+    url: `${baseUrl}/trpc`,
+    fetch: options.fetch,
+    toError: (error) => toSignalApiError(error, baseUrl),
+  });
+  const context = { token: options.key };
+  const followersPage = (id: ProviderId, query: { limit?: number; cursor?: string } = {}) =>
+    trpc.followers.list.query({ id, ...query }, { context });
+  return {
+    createKey: (body) => trpc.keys.create.mutate(body, { context }),
+    listKeys: (query = {}) => trpc.keys.list.query(query, { context }),
+    revokeKey: (id) => trpc.keys.revoke.mutate({ id }, { context }),
+    followersPage,
+    followers: (id, { limit = 1000 } = {}) =>
+      walk((query: { cursor?: string }) => followersPage(id, { limit, ...query }), {}),
+    ...catalogueWriteMethods(trpc, options.key),
+  };
+}
