@@ -241,6 +241,30 @@ describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s',
     }
   });
 
+  it('Idempotency-Key: a retry gets the first answer (its nonce is not spent twice); another body → 409', async () => {
+    const user = await signIn(a, evmWallet());
+    const wallet = solanaWallet();
+    const issued = (await linkNonce(user.token, wallet)).body;
+    const body = { wallet: wallet.address, nonce: issued.nonce, signature: await wallet.sign(issued.message) };
+    const post = (key: string, sent = body) =>
+      call(a, 'POST', '/me/wallets', { token: user.token, body: sent, headers: { 'idempotency-key': key } });
+    const first = await post('link-1');
+    expect(first.status).toBe(201);
+    // Without the key the used nonce would be 401; with it, the first answer again.
+    expect(await post('link-1')).toMatchObject({ status: 201, body: first.body });
+    const another = (await linkNonce(user.token, wallet)).body;
+    const otherBody = { wallet: wallet.address, nonce: another.nonce, signature: await wallet.sign(another.message) };
+    expectError(await post('link-1', otherBody), 409, 'IDEMPOTENCY_CONFLICT');
+    expectError(await call(a, 'POST', '/me/wallets', { token: user.token, body }), 401, 'INVALID_NONCE');
+    // Keys are per user: another user's same key is not a replay.
+    const other = await signIn(a, evmWallet());
+    expectError(
+      await call(a, 'POST', '/me/wallets', { token: other.token, body, headers: { 'idempotency-key': 'link-1' } }),
+      401,
+      'INVALID_NONCE',
+    );
+  });
+
   it('20 parallel links of one wallet by 2 users: exactly one 201, the winner’s others 200, the loser’s 409', async () => {
     const users = [await signIn(a, evmWallet()), await signIn(a, evmWallet())];
     const wallet = evmWallet();

@@ -5,7 +5,8 @@ import { CataloguePage } from './pages/catalogue.page';
 import { FollowingPage } from './pages/following.page';
 import { ProviderPage } from './pages/provider.page';
 import { SessionsPage } from './pages/sessions.page';
-import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, sessionsHref, useRoute } from './router';
+import { WalletsPage } from './pages/wallets.page';
+import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, sessionsHref, useRoute, walletsHref } from './router';
 
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
@@ -17,6 +18,8 @@ function Screen({ route }: { route: Route }) {
       return <FollowingPage page={route.page} />;
     case 'sessions':
       return <SessionsPage page={route.page} />;
+    case 'wallets':
+      return <WalletsPage />;
     default:
       return (
         <Empty title="Nothing here">
@@ -34,7 +37,8 @@ export function App() {
   useEffect(() => {
     window.scrollTo(0, 0);
   }, [address]);
-  const tab = route.name === 'following' || route.name === 'sessions' ? route.name : 'providers';
+  const tab =
+    route.name === 'following' || route.name === 'sessions' || route.name === 'wallets' ? route.name : 'providers';
   return (
     <>
       <header className="topbar">
@@ -52,6 +56,9 @@ export function App() {
             </a>
             <a href={sessionsHref()} aria-current={tab === 'sessions' ? 'page' : undefined}>
               Sessions
+            </a>
+            <a href={walletsHref()} aria-current={tab === 'wallets' ? 'page' : undefined}>
+              Wallets
             </a>
           </nav>
           <SessionBar />

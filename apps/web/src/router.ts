@@ -20,6 +20,7 @@ export type Route =
   | { name: 'provider'; id: number }
   | { name: 'following'; page: number }
   | { name: 'sessions'; page: number }
+  | { name: 'wallets' }
   | { name: 'not-found'; path: string };
 
 /** The API's defaults: most followed first. */
@@ -44,6 +45,7 @@ export function parseRoute(hash: string): Route {
   if (id !== undefined) return { name: 'provider', id };
   if (path === '/following') return { name: 'following', page: positive(query.get('page')) ?? 1 };
   if (path === '/sessions') return { name: 'sessions', page: positive(query.get('page')) ?? 1 };
+  if (path === '/wallets') return { name: 'wallets' };
   return { name: 'not-found', path };
 }
 
@@ -59,6 +61,7 @@ export function catalogueHref(view: CatalogueView): string {
 export const providerHref = (id: number) => `#/providers/${id}`;
 export const followingHref = (page = 1) => (page === 1 ? '#/following' : `#/following?page=${page}`);
 export const sessionsHref = (page = 1) => (page === 1 ? '#/sessions' : `#/sessions?page=${page}`);
+export const walletsHref = () => '#/wallets';
 
 function subscribe(onChange: () => void) {
   window.addEventListener('hashchange', onChange);

@@ -48,55 +48,55 @@ export async function linkWallet(
   db: Kysely<Database>,
   input: { userId: number; wallet: string; chain: Chain; nonce: string; expiresAt: Date; now: Date },
 ): Promise<LinkOutcome> {
-  return db
-    .transaction()
-    .execute(async (trx): Promise<LinkOutcome> => {
-      const inserted = await trx
-        .insertInto('user_wallets')
-        .columns(['wallet', 'chain', 'user_id', 'linked_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('users')
-            .select([
-              sql<string>`${input.wallet}::text`.as('wallet'),
-              sql<Chain>`${input.chain}::text`.as('chain'),
-              'id',
-              sql<Date>`${input.now}::timestamptz`.as('linked_at'),
-            ])
-            .where('id', '=', input.userId),
-        )
-        .onConflict((oc) => oc.column('wallet').doNothing())
-        .returning('user_id')
+  const link = async (trx: Kysely<Database>): Promise<LinkOutcome> => {
+    const inserted = await trx
+      .insertInto('user_wallets')
+      .columns(['wallet', 'chain', 'user_id', 'linked_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('users')
+          .select([
+            sql<string>`${input.wallet}::text`.as('wallet'),
+            sql<Chain>`${input.chain}::text`.as('chain'),
+            'id',
+            sql<Date>`${input.now}::timestamptz`.as('linked_at'),
+          ])
+          .where('id', '=', input.userId),
+      )
+      .onConflict((oc) => oc.column('wallet').doNothing())
+      .returning('user_id')
+      .executeTakeFirst();
+    if (!inserted) {
+      const owner = await trx
+        .selectFrom('user_wallets')
+        .select('user_id')
+        .where('wallet', '=', input.wallet)
         .executeTakeFirst();
-      if (!inserted) {
-        const owner = await trx
-          .selectFrom('user_wallets')
-          .select('user_id')
-          .where('wallet', '=', input.wallet)
-          .executeTakeFirst();
-        if (owner === undefined) return rollback({ status: 'user-not-found' });
-        if (Number(owner.user_id) !== input.userId) return rollback({ status: 'linked-elsewhere' });
-      }
-      const used = await trx
-        .insertInto('used_nonces')
-        .values({ nonce: input.nonce, wallet: input.wallet, expires_at: input.expiresAt, used_at: input.now })
-        .onConflict((oc) => oc.column('nonce').doNothing())
-        .returning('nonce')
-        .executeTakeFirst();
-      if (!used) return rollback({ status: 'nonce-used' });
-      const item = (await listWallets(trx, input.userId)).find((w) => w.wallet === input.wallet);
-      if (!item) throw new Error('a linked wallet is missing from its user');
-      if (inserted) {
-        await appendEvents(trx, [
-          { type: 'wallet.linked', data: { userId: input.userId, wallet: input.wallet, chain: input.chain } },
-        ]);
-      }
-      return { status: inserted ? 'linked' : 'already-linked', wallet: item };
-    })
-    .catch((error: unknown) => {
-      if (error instanceof Rollback) return error.outcome;
-      throw error;
-    });
+      if (owner === undefined) return rollback({ status: 'user-not-found' });
+      if (Number(owner.user_id) !== input.userId) return rollback({ status: 'linked-elsewhere' });
+    }
+    const used = await trx
+      .insertInto('used_nonces')
+      .values({ nonce: input.nonce, wallet: input.wallet, expires_at: input.expiresAt, used_at: input.now })
+      .onConflict((oc) => oc.column('nonce').doNothing())
+      .returning('nonce')
+      .executeTakeFirst();
+    if (!used) return rollback({ status: 'nonce-used' });
+    const item = (await listWallets(trx, input.userId)).find((w) => w.wallet === input.wallet);
+    if (!item) throw new Error('a linked wallet is missing from its user');
+    if (inserted) {
+      await appendEvents(trx, [
+        { type: 'wallet.linked', data: { userId: input.userId, wallet: input.wallet, chain: input.chain } },
+      ]);
+    }
+    return { status: inserted ? 'linked' : 'already-linked', wallet: item };
+  };
+  // In the caller's transaction (an Idempotency-Key's) when given one: a refusal then rolls back
+  // with the caller's error; else in one of its own.
+  return (db.isTransaction ? link(db) : db.transaction().execute(link)).catch((error: unknown) => {
+    if (error instanceof Rollback) return error.outcome;
+    throw error;
+  });
 }
 
 /** Thrown to roll a transaction back with an answer. */

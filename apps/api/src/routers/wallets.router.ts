@@ -17,6 +17,7 @@ import * as examples from '../openapi.examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED } from '../sign-in.js';
 import { authedProcedure, requireUser, router, walletNotFound } from '../trpc.js';
+import { writeTransaction } from '../write-transaction.js';
 
 export const walletsRouter = router({
   // Rate-limited per client address like /auth/verify: each attempt checks a signature.
@@ -34,7 +35,9 @@ export const walletsRouter = router({
           'signature kind /auth/verify takes). The same checks and codes as /auth/verify, in the same order; a ' +
           'sign-in nonce, or a link nonce of another user, is 401 `INVALID_NONCE`. 201 with the new wallet; 200 with ' +
           'the same body when it is already linked to this user; 409 `WALLET_ALREADY_LINKED` when it is linked to ' +
-          'another user (the nonce stays unused). The wallet then signs this user in.',
+          'another user (the nonce stays unused). The wallet then signs this user in. With `Idempotency-Key` ' +
+          '(per user), a retry within 24 h returns the first answer and changes nothing; the same key with another ' +
+          'body → 409 `IDEMPOTENCY_CONFLICT`.',
         protect: true,
         successStatus: 201,
         example: { request: examples.linkWalletRequest, response: examples.linkedWallet },
@@ -44,23 +47,34 @@ export const walletsRouter = router({
         'INVALID_NONCE',
         'INVALID_SIGNATURE',
         'WALLET_ALREADY_LINKED',
+        'IDEMPOTENCY_CONFLICT',
         'RATE_LIMITED',
         'WALLET_NOT_FOUND',
       ],
     })
     .input(LinkWalletBodySchema)
+    // The checks of verify first, outside the transaction: a signature may wait on a chain node,
+    // and a failed one reads the used nonces (on PGlite's one connection, not from inside it).
+    .use(async ({ ctx, input, next }) =>
+      next({
+        ctx: {
+          signed: await checkSignedNonce(
+            ctx.services,
+            input,
+            { purpose: 'link', userId: String(ctx.auth.userId) },
+            ctx.services.now(),
+          ),
+        },
+      }),
+    )
+    // One transaction with Idempotency-Key support (per user): a retry gets the first answer.
+    .use(writeTransaction)
     .output(LinkedWalletSchema)
     .mutation(async ({ input, ctx }) => {
-      const { database, now } = ctx.services;
-      const at = now();
       const userId = ctx.auth.userId;
-      const { wallet, record } = await checkSignedNonce(
-        ctx.services,
-        input,
-        { purpose: 'link', userId: String(userId) },
-        at,
-      );
-      const outcome = await linkWallet(database.db, {
+      const { wallet, record } = ctx.signed;
+      const at = ctx.services.now();
+      const outcome = await linkWallet(ctx.trx, {
         userId,
         wallet: wallet.wallet,
         chain: wallet.chain,
