@@ -42,6 +42,9 @@ export const providerShape: Equal<
     avatarUrl: string | null;
     followerCount: number;
     createdAt: string;
+    roi30dPct: number | null;
+    maxDrawdownPct: number;
+    winRate: number;
   }
 > = true;
 export const pageItems: Equal<ProviderPage['items'], Provider[]> = true;
