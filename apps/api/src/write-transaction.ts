@@ -60,6 +60,12 @@ function canonicalJson(value: unknown): string {
   );
 }
 
+/** A first answer as kept for replays: its success status and its data. */
+interface StoredAnswer {
+  status: number;
+  data: unknown;
+}
+
 /** Thrown inside the transaction to roll it back when the procedure failed (its result is returned). */
 const ROLLBACK = Symbol('rollback');
 
@@ -98,13 +104,22 @@ export const writeTransaction = middleware(async ({ ctx, path, getRawInput, next
       }
       result = await next({ ctx: { trx } });
       if (!result.ok) throw ROLLBACK;
-      if (claim) await recordIdempotentAnswer(trx, claim, JSON.stringify(result.data ?? null));
+      // The status too: a procedure may answer another success status than its route's (an
+      // already-linked wallet is a 200 where a new link is a 201), and a replay repeats it.
+      if (claim) {
+        const answer: StoredAnswer = { status: ctx.res.statusCode, data: result.data ?? null };
+        await recordIdempotentAnswer(trx, claim, JSON.stringify(answer));
+      }
     });
   } catch (error) {
     if (error !== ROLLBACK) throw error;
     return result;
   }
-  if (replay !== undefined) return { ok: true as const, data: JSON.parse(replay) as unknown, marker: middlewareMarker };
+  if (replay !== undefined) {
+    const answer = JSON.parse(replay) as StoredAnswer;
+    ctx.res.statusCode = answer.status;
+    return { ok: true as const, data: answer.data, marker: middlewareMarker };
+  }
   await awaitReplicaAfterWrite(ctx);
   return result;
 });

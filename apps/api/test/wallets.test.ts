@@ -256,6 +256,12 @@ describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s',
     const otherBody = { wallet: wallet.address, nonce: another.nonce, signature: await wallet.sign(another.message) };
     expectError(await post('link-1', otherBody), 409, 'IDEMPOTENCY_CONFLICT');
     expectError(await call(a, 'POST', '/me/wallets', { token: user.token, body }), 401, 'INVALID_NONCE');
+    // A link of a wallet already linked answers 200, and its replay repeats the 200, not the route's 201.
+    const again = (await linkNonce(user.token, wallet)).body;
+    const againBody = { wallet: wallet.address, nonce: again.nonce, signature: await wallet.sign(again.message) };
+    const relinked = await post('link-2', againBody);
+    expect(relinked.status).toBe(200);
+    expect(await post('link-2', againBody)).toMatchObject({ status: 200, body: relinked.body });
     // Keys are per user: another user's same key is not a replay.
     const other = await signIn(a, evmWallet());
     expectError(
