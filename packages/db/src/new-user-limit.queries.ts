@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { isUniqueViolation } from './errors.js';
 import { hitRateLimit } from './rate-limit.queries.js';
 import type { Database } from './schema.js';
 
@@ -67,6 +68,10 @@ export async function admitNewUser<T>(
     });
   } catch (error) {
     if (error instanceof OverBudget) return { admitted: false, budget: error.budget, resetAt: error.resetAt };
+    // The wallet was linked to a user while this transaction ran (its first sign-in raced a link
+    // on another device). The sign-in statement's own retry cannot run in an aborted
+    // transaction, so it runs again here: the wallet is known now, and creates no account.
+    if (isUniqueViolation(error, 'user_wallets_pkey')) return { admitted: true, result: await login(db) };
     throw error;
   }
 }
