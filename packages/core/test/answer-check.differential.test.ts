@@ -44,6 +44,16 @@ const user = {
   createdAt: at,
   lastLoginAt: at,
   followingCount: 2,
+  wallets: [
+    { wallet: '0x52908400098527886E0F7030069857D2E4169EE7', chain: 'evm', linkedAt: at, primary: true, lastLoginAt: at },
+    {
+      wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+      chain: 'solana',
+      linkedAt: at,
+      primary: false,
+      lastLoginAt: null,
+    },
+  ],
 };
 
 const answers: [string, z.ZodType, Record<string, unknown>][] = [

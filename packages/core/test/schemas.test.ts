@@ -73,9 +73,9 @@ describe('ProviderListQuerySchema', () => {
     expect(ProviderListQuerySchema.parse({})).toEqual({ limit: 20 });
   });
 
-  it('takes a cursor of 1..512 characters', () => {
+  it('takes a cursor of 1..1024 characters (room for a sealed filter set)', () => {
     expect(ProviderListQuerySchema.parse({ cursor: 'a.b' })).toEqual({ limit: 20, cursor: 'a.b' });
-    for (const cursor of ['', 'x'.repeat(513)]) {
+    for (const cursor of ['', 'x'.repeat(1025)]) {
       expect(ProviderListQuerySchema.safeParse({ cursor }).error?.issues[0]?.path).toEqual(['cursor']);
     }
   });
