@@ -45,7 +45,13 @@ const user = {
   lastLoginAt: at,
   followingCount: 2,
   wallets: [
-    { wallet: '0x52908400098527886E0F7030069857D2E4169EE7', chain: 'evm', linkedAt: at, primary: true, lastLoginAt: at },
+    {
+      wallet: '0x52908400098527886E0F7030069857D2E4169EE7',
+      chain: 'evm',
+      linkedAt: at,
+      primary: true,
+      lastLoginAt: at,
+    },
     {
       wallet: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
       chain: 'solana',
