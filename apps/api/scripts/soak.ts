@@ -124,6 +124,8 @@ async function main() {
     // Load from one host, many users: the per-user and per-address limits would throttle the soak itself.
     FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
     READ_RATE_LIMIT_PER_MINUTE: '0',
+    NEW_USER_RATE_LIMIT_PER_HOUR: '0',
+    NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
     NODE_OPTIONS: `--expose-gc --import=${PROBE} ${process.env.SOAK_NODE_OPTIONS ?? ''}`.trim(),
   });
   /** Memory of the server after a full collection (see soak-probe.mjs). */

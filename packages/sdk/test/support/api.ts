@@ -38,6 +38,9 @@ export async function startApi(
     LOG_LEVEL: 'silent',
     SEED_PROVIDERS: String(SEEDED_PROVIDERS),
     AUTH_RATE_LIMIT_PER_MINUTE: '0',
+    // Every test signs in fresh wallets from one address: the new-account limit would refuse them.
+    NEW_USER_RATE_LIMIT_PER_HOUR: '0',
+    NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
     FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
     READ_RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: dataDir,
