@@ -52,15 +52,12 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
    * id), so the value goes into the block that names this scheme and not the other.
    */
   async function authorize(scheme: 'bearerAuth' | 'serviceKey', value: string) {
-    await page.locator('.auth-wrapper .authorize').click();
-    const other = scheme === 'bearerAuth' ? 'serviceKey' : 'bearerAuth';
-    const block = page.locator('.auth-container div').filter({
-      has: page.locator('h4 code', { hasText: scheme }),
-      hasNot: page.locator('h4 code', { hasText: other }),
-    });
-    await block.locator('#auth-bearer-value').first().fill(value);
-    await page.locator('.auth-container').getByRole('button', { name: 'Apply credentials' }).click();
-    await page.locator('.modal-ux .btn-done').click();
+    await page.locator('.scheme-container .auth-wrapper button.authorize').click();
+    // Swagger UI draws one form per scheme, each with its own input and "Apply credentials" button.
+    const form = page.locator('.auth-container').filter({ has: page.locator('h4 code', { hasText: scheme }) });
+    await form.locator('input').first().fill(value);
+    await form.getByRole('button', { name: 'Apply credentials' }).click();
+    await page.locator('.modal-ux .btn-done').first().click();
   }
 
   /** Opens an operation, switches it to "Try it out", optionally fills path parameters, executes. */
@@ -107,7 +104,7 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
       expect(paths).toContain(path);
     }
     await expect(page.locator('.info .title').textContent()).resolves.toContain('Signal provider service');
-    await expect(page.locator('.auth-wrapper .authorize').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.scheme-container .auth-wrapper button.authorize').isVisible()).resolves.toBe(true);
 
     // No CDN, no validator badge, no fonts from elsewhere: every request goes to this origin.
     const foreign = requests.filter((request) => !request.url.startsWith(`${api.url}/`));

@@ -53,19 +53,8 @@ export const providersRouter = router({
           'Without a token the answer carries an ETag and a short public Cache-Control.',
         protect: false,
         example: {
-          // Filters the example page's providers pass (each parameter of the document needs an example).
-          request: {
-            page: 1,
-            limit: 2,
-            sortBy: 'followerCount',
-            order: 'desc',
-            q: 'e',
-            minRoi30dPct: -50,
-            maxDrawdownPct: 100,
-            minWinRate: 0,
-            minTradingDays: 0,
-            minFollowers: 1,
-          },
+          // No filter: /docs prefills "Try it out" with the example, which should list the whole catalogue.
+          request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
           response: examples.providerPage,
         },
       },
