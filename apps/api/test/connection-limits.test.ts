@@ -221,7 +221,9 @@ describe.each(['postgres', 'pglite'] as const)(
           // The cap the server chose, from its start-up line: the limit less what it holds open
           // once the database is (PGlite's files included) and a reserve (≥ 64 + the pool of 10).
           const cap = Number(/"maxConnections":(\d+)/.exec(api.output())?.[1]);
-          expect(cap).toBeGreaterThan(limit / 2);
+          // PGlite holds nearly half of 512 once open (its data files and loaded extensions, pg_trgm
+          // among them since the name search): at least 40 % is left for clients.
+          expect(cap).toBeGreaterThan(limit * 0.4);
           expect(cap).toBeLessThanOrEqual(limit - 74);
           const held = await Promise.all(Array.from({ length: cap + 20 }, () => open(api.url, '127.0.0.1')));
           const refused = await Promise.all(held.map((h) => closedWithin(h, 500)));
