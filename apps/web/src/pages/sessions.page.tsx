@@ -1,6 +1,6 @@
 import { type ActiveSession, isSignalApiError } from '@signal/sdk';
-import { type ReactNode, useState } from 'react';
-import { announcedByBanner, describeProblem } from '../api';
+import type { ReactNode } from 'react';
+import { OutcomeLine, useActions } from '../components/action-outcome';
 import { Pagination } from '../components/pagination';
 import { SignedInPage } from '../components/signed-in-page';
 import { Empty, ErrorPanel, Loading } from '../components/states';
@@ -63,32 +63,14 @@ function When({ iso }: { iso: string }) {
   );
 }
 
-type Outcome = { tone: 'done' | 'problem'; text: string };
-
 function SessionsList({ page }: { page: number }) {
   const { client, authed, signOut } = useSession();
   const { state, reload, update } = useAsync(
     () => authed((active) => active.sessions.list({ page, limit: PAGE_SIZE })),
     [client, page],
   );
-  /** The session being ended ('others' for "Sign out everywhere else"). */
-  const [ending, setEnding] = useState<string>();
-  const [outcome, setOutcome] = useState<Outcome>();
-
-  /** Runs one sign-out action; says what it did, or why not (unless the banner already does). */
-  const act = async (key: string, run: () => Promise<string>) => {
-    setEnding(key);
-    setOutcome(undefined);
-    try {
-      setOutcome({ tone: 'done', text: await run() });
-      reload();
-    } catch (error) {
-      const problem = describeProblem(error);
-      if (!announcedByBanner(problem)) setOutcome({ tone: 'problem', text: `${problem.title}. ${problem.detail}` });
-    } finally {
-      setEnding(undefined);
-    }
-  };
+  /** The session being ended ('others' for "Sign out everywhere else"), and what the last did. */
+  const { busy: ending, outcome, act } = useActions({ onDone: reload });
 
   const endOne = (session: ActiveSession, device: string) =>
     act(session.id, async () => {
@@ -131,19 +113,10 @@ function SessionsList({ page }: { page: number }) {
   return (
     <>
       <div className="toolbar">
-        {outcome ? (
-          <p
-            className={`outcome outcome-${outcome.tone}`}
-            role={outcome.tone === 'done' ? 'status' : 'alert'}
-            data-testid="outcome"
-          >
-            {outcome.text}
-          </p>
-        ) : (
-          <p className="outcome muted">
-            {data.total === 1 ? 'Only this device is signed in.' : `${data.total} sessions are signed in.`}
-          </p>
-        )}
+        <OutcomeLine
+          outcome={outcome}
+          idle={data.total === 1 ? 'Only this device is signed in.' : `${data.total} sessions are signed in.`}
+        />
         <button
           type="button"
           className="button button-secondary"

@@ -1,6 +1,6 @@
 import type { LinkedWallet } from '@signal/sdk';
 import { useEffect, useState } from 'react';
-import { announcedByBanner, describeProblem } from '../api';
+import { OutcomeLine, useActions } from '../components/action-outcome';
 import { SignedInPage } from '../components/signed-in-page';
 import { ErrorPanel, Loading } from '../components/states';
 import { formatAgo, formatDateTime } from '../format';
@@ -9,37 +9,25 @@ import { useAsync } from '../use-async';
 import { onWalletsChanged } from '../wallet-discovery';
 import { CHAIN_LABEL, connectWallet, installedWallets, shortWallet } from '../wallets';
 
-type Outcome = { tone: 'done' | 'problem'; text: string };
-
 /** The wallets of this user, the browser's wallets to link, and unlinking with a confirmation. */
 function WalletsList() {
   const { client, authed, session, refresh } = useSession();
   const { state, reload } = useAsync(() => authed((active) => active.wallets()), [client]);
-  /** The wallet being linked or unlinked. */
-  const [busy, setBusy] = useState<string>();
   /** The wallet whose unlinking waits for a confirmation. */
   const [confirming, setConfirming] = useState<string>();
-  const [outcome, setOutcome] = useState<Outcome>();
   // Extensions announce themselves late: list them as they come.
   const [, setSeen] = useState(0);
   useEffect(() => onWalletsChanged(() => setSeen((n) => n + 1)), []);
   const signedInWith = session.status === 'signed-in' ? session.wallet : undefined;
 
-  const act = async (key: string, run: () => Promise<string>) => {
-    setBusy(key);
-    setOutcome(undefined);
-    try {
-      setOutcome({ tone: 'done', text: await run() });
+  /** The wallet being linked or unlinked, and what the last action did. */
+  const { busy, outcome, act } = useActions({
+    onDone: () => {
       reload();
       refresh();
-    } catch (error) {
-      const problem = describeProblem(error);
-      if (!announcedByBanner(problem)) setOutcome({ tone: 'problem', text: `${problem.title}. ${problem.detail}` });
-    } finally {
-      setBusy(undefined);
-      setConfirming(undefined);
-    }
-  };
+    },
+    onSettled: () => setConfirming(undefined),
+  });
 
   const link = (chain: 'evm' | 'solana', id: string, name: string) =>
     act(id, async () => {
@@ -63,21 +51,12 @@ function WalletsList() {
   return (
     <>
       <div className="toolbar">
-        {outcome ? (
-          <p
-            className={`outcome outcome-${outcome.tone}`}
-            role={outcome.tone === 'done' ? 'status' : 'alert'}
-            data-testid="outcome"
-          >
-            {outcome.text}
-          </p>
-        ) : (
-          <p className="outcome muted">
-            {wallets.length === 1
-              ? 'One wallet signs you in.'
-              : `${wallets.length} wallets sign you in to this account.`}
-          </p>
-        )}
+        <OutcomeLine
+          outcome={outcome}
+          idle={
+            wallets.length === 1 ? 'One wallet signs you in.' : `${wallets.length} wallets sign you in to this account.`
+          }
+        />
       </div>
       <div className="card table-card">
         <table className="sessions" data-testid="wallets" aria-busy={state.status === 'loading'}>
