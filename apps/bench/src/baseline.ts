@@ -281,7 +281,10 @@ app.post('/auth/verify', async (req, reply) => {
        select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
        on conflict (wallet) do update set last_login_at = excluded.last_login_at
        returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
-         (select count(*) from follows f where f.user_id = users.id) as following_count),
+         (select count(*) from follows f where f.user_id = users.id) as following_count,
+         ${WALLETS_OF_USERS} as wallets),
+     touched as (
+       update user_wallets set last_login_at = $1 where wallet = $3),
      started as (
        insert into sessions (id, user_id, created_at, last_used_at, expires_at, user_agent, ip)
        select $6, login.id, $1, $1, $7, $8, $9 from login
@@ -301,6 +304,12 @@ app.post('/auth/verify', async (req, reply) => {
   );
   const row = rows[0];
   if (!row) return fail(reply, 401, 'INVALID_NONCE', 'nonce has already been used');
+  // The statement sees the wallets as they were before it: a new user's first wallet (inserted
+  // with the user by the database) is written out here.
+  if (row.inserted) {
+    const at = (row.created_at as Date).toISOString();
+    row.wallets = [{ wallet: row.wallet, chain: row.chain, linkedAt: at, primary: true, lastLoginAt: at }];
+  }
   const issued = await tokens.issue({
     userId: row.id,
     wallet: wallet.wallet,
@@ -318,12 +327,23 @@ app.post('/auth/verify', async (req, reply) => {
   };
 });
 
+/** A user's linked wallets as wire items, oldest first (Version 3: several wallets per user). */
+const WALLETS_OF_USERS = `coalesce((
+  select json_agg(json_build_object(
+    'wallet', w.wallet, 'chain', w.chain,
+    'linkedAt', to_char(w.linked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'primary', w.wallet = users.wallet,
+    'lastLoginAt', to_char(w.last_login_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  ) order by w.linked_at, w.wallet)
+  from user_wallets w where w.user_id = users.id), '[]')`;
+
 app.get('/me', async (req, reply) => {
   const userId = await liveSessionUser(req.headers.authorization);
   if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'A token of a live session is required');
   const { rows } = await pool.query(
     `select id, wallet, chain, created_at, last_login_at,
-       (select count(*) from follows f where f.user_id = users.id) as following_count
+       (select count(*) from follows f where f.user_id = users.id) as following_count,
+       ${WALLETS_OF_USERS} as wallets
      from users where id = $1`,
     [userId],
   );
