@@ -191,7 +191,12 @@ describe('named schemas', () => {
   const NAMES = [
     'Chain',
     'CreateServiceKeyBody',
+    'CreateWebhookBody',
     'CreatedServiceKey',
+    'CreatedWebhookEndpoint',
+    'DeletedWebhook',
+    'DeliveryAttempt',
+    'DeliveryPage',
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
@@ -232,6 +237,9 @@ describe('named schemas', () => {
     'UnlinkedWallet',
     'User',
     'VerifyBody',
+    'WebhookEndpoint',
+    'WebhookList',
+    'WebhookTypes',
   ];
 
   it("are core's wire types, each under the name of its zod schema", () => {
