@@ -23,7 +23,7 @@ function ipv6Bytes(address: string): Buffer {
   const t = tail ? tail.split(':') : [];
   const groups = [...h, ...Array<string>(tail === undefined ? 0 : 8 - h.length - t.length).fill('0'), ...t];
   const bytes = Buffer.alloc(16);
-  groups.forEach((group, i) => bytes.writeUInt16BE(Number.parseInt(group || '0', 16), 2 * i));
+  for (const [i, group] of groups.entries()) bytes.writeUInt16BE(Number.parseInt(group || '0', 16), 2 * i);
   return bytes;
 }
 
