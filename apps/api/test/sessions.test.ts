@@ -11,7 +11,7 @@ import { purgeExpiredAuthState } from '@signal/db';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
+import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/ops/maintenance.js';
 import {
   call,
   evmWallet,

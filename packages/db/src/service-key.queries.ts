@@ -1,6 +1,6 @@
 /**
  * Service keys: created, listed and revoked by operators (/admin/keys), and looked up by the
- * digest of their secret on every request that presents one (apps/api/src/service-credential.ts).
+ * digest of their secret on every request that presents one (apps/api/src/procedures/service-credential.ts).
  */
 import type { Scope, ServiceKey } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
