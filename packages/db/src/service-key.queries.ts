@@ -5,7 +5,7 @@
 import type { Scope, ServiceKey } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { type PageResult, pageResult } from './provider.queries.js';
+import { type PageResult, pageResult } from './paging.js';
 import type { Database } from './schema.js';
 
 /** What a request's credential check needs of a key. */

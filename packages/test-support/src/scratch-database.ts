@@ -4,9 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { type Backend, createDatabase, type DatabaseHandle } from './connect.js';
 import { reroute } from './local-servers.js';
-import { migrateToLatest } from './migrate.js';
+
+/** The two database backends every suite runs on (the service's own `Backend`). */
+export type Backend = 'postgres' | 'pglite';
 
 /** The server tests use; CI and the machine's PostgreSQL answer here with trust auth. */
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -52,33 +53,6 @@ export async function createScratchDatabase(adminUrl = TEST_ADMIN_URL): Promise<
       } finally {
         await client.end();
       }
-    },
-  };
-}
-
-export interface TestDatabase extends DatabaseHandle {
-  /** Set for PostgreSQL: the scratch database's URL, for servers started by the test. */
-  url: string | undefined;
-  /** Closes the handle and drops the scratch database. */
-  dispose(): Promise<void>;
-}
-
-/** A migrated database of the given backend, private to the caller. */
-export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
-  if (backend === 'pglite') {
-    const handle = createDatabase({});
-    await migrateToLatest(handle.db);
-    return { ...handle, url: undefined, dispose: () => handle.close() };
-  }
-  const scratch = await createScratchDatabase();
-  const handle = createDatabase({ url: scratch.url });
-  await migrateToLatest(handle.db);
-  return {
-    ...handle,
-    url: scratch.url,
-    async dispose() {
-      await handle.close();
-      await scratch.drop();
     },
   };
 }
