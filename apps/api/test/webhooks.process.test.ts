@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './harness.js';
