@@ -5,7 +5,8 @@
  *   --out <file.json>    also write the results as JSON
  *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
  *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
- *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts)
+ *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts;
+ *                        webhooks, webhook-latency: see webhooks.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --instructions       instead of the load rows: instructions per request under valgrind's
  *                        callgrind, API and baseline, for list, detail and me (instructions.ts)
@@ -48,6 +49,7 @@ import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServe
 import { signIn } from './sign-in.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
+import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH_MD = join(HERE, '..', 'BENCH.md');
@@ -382,7 +384,19 @@ async function main() {
     for (const [key, value] of deployment) rows.set(key, value);
   }
 
-  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS, ...DEPLOYMENT_KEYS];
+  for (const [key, value] of await webhookRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    wanted,
+    burst: quick ? 1_000 : 5_000,
+    seconds: quick ? 2 : 10,
+    log,
+  }))
+    rows.set(key, value);
+
+  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS, ...DEPLOYMENT_KEYS, ...WEBHOOK_KEYS];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
   const report: Report = {
@@ -405,6 +419,7 @@ async function main() {
       ...judge(rows, { readyMs, peakRssMb }),
       ...judgeMetricsCost(rows.get(METRICS_KEY)),
       ...judgeDeployment(rows),
+      ...judgeWebhooks(rows),
     ],
   };
 

@@ -17,6 +17,7 @@
  *   at once while there is work.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   type ClaimedDelivery,
   claimDeliveries,
@@ -33,6 +34,8 @@ import { createHostResolver, type TargetPolicy } from './webhook-ssrf.js';
 
 /** How often an idle worker looks for work. */
 export const POLL_MS = 200;
+/** Events fanned out per statement. */
+const FAN_OUT_BATCH = 1_000;
 /** A claim's lease: the attempt's timeout and a margin for recording its outcome. */
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 
@@ -60,6 +63,8 @@ export function startWebhookWorker(
   };
   const agents = createAgents();
   const stopAttempts = new AbortController();
+  // Every attempt in flight listens to it.
+  setMaxListeners(0, stopAttempts.signal);
   /** Attempts in flight by delivery id, and how many per endpoint. */
   const running = new Map<string, Promise<void>>();
   const perEndpoint = new Map<string, number>();
@@ -96,13 +101,23 @@ export function startWebhookWorker(
       });
   }
 
+  /** When the feed was last numbered and fanned out, and whether that left more to fan out. */
+  let fannedAt = 0;
+  let moreToFanOut = false;
+
   /** One cycle; true when there may be more work at once. */
   async function cycle(): Promise<boolean> {
     await recordFinished();
-    await sequenceEvents(db);
-    const fanned = await fanOutEvents(db);
+    // The feed's new events: every POLL_MS, or at once while a fan-out left more behind. Not on
+    // every cycle: a cycle also runs each time attempts finish, many times a second under load.
+    if (moreToFanOut || performance.now() - fannedAt >= POLL_MS) {
+      fannedAt = performance.now();
+      await sequenceEvents(db);
+      const fanned = await fanOutEvents(db, FAN_OUT_BATCH);
+      moreToFanOut = fanned.events === FAN_OUT_BATCH;
+    }
     const free = settings.concurrency - running.size;
-    if (free <= 0 || stopping) return fanned.events > 0;
+    if (free <= 0 || stopping) return moreToFanOut;
     const claimed = await claimDeliveries(db, {
       token,
       limit: free,
@@ -111,7 +126,7 @@ export function startWebhookWorker(
       leaseMs: LEASE_MS,
     });
     for (const claim of claimed) start(claim);
-    return fanned.events > 0 || claimed.length === free;
+    return moreToFanOut || claimed.length === free;
   }
 
   function start(claim: ClaimedDelivery) {
