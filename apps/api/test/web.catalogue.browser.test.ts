@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../src/http/web.js';
+import { WEB_DIST_DIR } from '../src/pages/web.js';
 import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from './browser.js';
 import { call, startApi, type TestApi } from './harness.js';
 
@@ -105,7 +105,9 @@ describe.skipIf(skip).each([
   const searchBox = (on: Page = page) => on.getByRole('searchbox', { name: 'Search providers by name' });
   const filterBox = (key: string, on: Page = page) => on.locator(`[data-filter="${key}"] input`);
   const noHorizontalScroll = () =>
-    expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+    expect(page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(
+      width,
+    );
 
   it('shows ROI 30d, max drawdown and win rate, signed and coloured, "—" where a figure does not exist yet', async () => {
     await page.goto(`${api.url}/`);
@@ -129,7 +131,8 @@ describe.skipIf(skip).each([
     }
     // The colours are the stylesheet's: green gains, red losses.
     const colours = await page.evaluate(() => {
-      const colourOf = (selector: string) => {
+      const { document, getComputedStyle } = globalThis as any;
+      const colourOf = (selector: string): string | null => {
         const element = document.querySelector(selector);
         return element ? getComputedStyle(element).color : null;
       };
@@ -243,7 +246,7 @@ describe.skipIf(skip).each([
 
       const now = await searching.evaluate(() => Date.now());
       await searching.clock.pauseAt(now + 60_000);
-      const hash = () => searching.evaluate(() => window.location.hash);
+      const hash = () => searching.evaluate(() => (globalThis as any).location.hash as string);
       await searchBox(searching).pressSequentially(term);
       await searching.clock.runFor(DEBOUNCE_MS - 1);
       expect(await hash()).toBe('#/?sortBy=name&order=asc');
@@ -364,10 +367,9 @@ describe.skipIf(skip).each([
     await expect.poll(() => host.getAttribute('data-points')).toBe(String(expected90.points.length));
     await expect(page.getByTestId('performance-asof').textContent()).resolves.toContain(`As of ${asOf}`);
     const canvases = await host.locator('canvas').evaluateAll((elements) =>
-      elements.map((canvas) => {
-        const c = canvas as HTMLCanvasElement;
-        const box = c.getBoundingClientRect();
-        return { width: box.width, height: box.height };
+      elements.map((canvas: any) => {
+        const box = canvas.getBoundingClientRect();
+        return { width: box.width as number, height: box.height as number };
       }),
     );
     expect(canvases.length).toBeGreaterThanOrEqual(4);
@@ -382,13 +384,14 @@ describe.skipIf(skip).each([
     const inked = await host.locator('canvas').evaluateAll((elements) => {
       let green = 0;
       let red = 0;
-      for (const element of elements) {
-        const canvas = element as HTMLCanvasElement;
+      for (const canvas of elements as any[]) {
         if (canvas.width === 0 || canvas.height === 0) continue;
-        const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+        const data: number[] | undefined = canvas
+          .getContext('2d')
+          ?.getImageData(0, 0, canvas.width, canvas.height).data;
         if (!data) continue;
         for (let i = 0; i < data.length; i += 4) {
-          const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]] as number[];
+          const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]] as [number, number, number, number];
           if (a < 200) continue;
           if (Math.abs(r - 15) < 20 && Math.abs(g - 138) < 20 && Math.abs(b - 95) < 20) green++;
           if (Math.abs(r - 194) < 20 && Math.abs(g - 58) < 20 && Math.abs(b - 58) < 20) red++;
@@ -452,7 +455,7 @@ describe.skipIf(skip).each([
     // For the README: the whole page in a window tall enough for it, the pointer on the chart.
     await page.setViewportSize({ width, height: phone ? 1960 : 1240 });
     try {
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
       const whole = (await host.boundingBox()) as { x: number; y: number; width: number; height: number };
       await page.mouse.move(whole.x + whole.width * 0.55, whole.y + whole.height * 0.3);
       await expect.poll(() => legend.getAttribute('data-hovered')).toBe('true');

@@ -16,17 +16,16 @@ import {
   type SignalClient,
   type SortOrder,
 } from '@signal/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failure, SEEDED_PROVIDERS, startApi, type TestApi } from './support/api.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failure, SEEDED_PROVIDERS, useApi } from './support/api.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-let api: TestApi;
+const api = useApi('postgres', { env: { ADMIN_KEY } });
 let signal: SignalClient;
 /** Every provider of the catalogue with its Stats, read one by one. */
 let rows: { provider: Provider; stats: ProviderStats }[];
 
 beforeAll(async () => {
-  api = await startApi('postgres', { ADMIN_KEY });
   signal = createClient({ baseUrl: api.url });
   // Names the search must take literally (`%`, `_`, `\`) and in another case.
   const operator = createServiceClient({ baseUrl: api.url, key: ADMIN_KEY });
@@ -37,9 +36,6 @@ beforeAll(async () => {
   rows = await Promise.all(
     providers.map(async (provider) => ({ provider, stats: await signal.providers.stats(provider.id) })),
   );
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 /** A provider's value for a sort, from its Stats; null when the figure does not exist yet. */
