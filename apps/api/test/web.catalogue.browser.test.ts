@@ -52,6 +52,12 @@ function signedPercent(pct: number): string {
   return `${pct > 0 ? '+' : pct < 0 ? '−' : ''}${digits}%`;
 }
 
+/**
+ * A wait on the page, not a timing assertion: the check is retried until it holds, for up to
+ * 15 s (vitest's default second is short on a loaded 2-core machine running two Chromiums).
+ */
+const eventually = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 15_000 });
+
 let api: TestApi;
 
 beforeAll(async () => {
@@ -97,7 +103,7 @@ describe.skipIf(skip).each([
   /** The table shows exactly the providers the API lists for `query`, in its order. */
   async function expectRows(query: string, on: Page = page) {
     const expected = (await list(query)).items.map((provider) => provider.id);
-    await expect.poll(() => rowIds(on)).toEqual(expected);
+    await eventually(() => rowIds(on)).toEqual(expected);
     return expected;
   }
   /** The view the address holds, as the API's query. */
@@ -153,7 +159,7 @@ describe.skipIf(skip).each([
       for (let click = 0; click < 2; click++) {
         const before = await column.getAttribute('aria-sort');
         await column.getByRole('link').click();
-        await expect.poll(() => column.getAttribute('aria-sort')).not.toBe(before);
+        await eventually(() => column.getAttribute('aria-sort')).not.toBe(before);
         const order = (await column.getAttribute('aria-sort')) === 'ascending' ? 'asc' : 'desc';
         await expect(column.locator('.sort-arrow').textContent()).resolves.toBe(order === 'asc' ? '▲' : '▼');
         const ids = await expectRows(`sortBy=${sortBy}&order=${order}`);
@@ -186,12 +192,12 @@ describe.skipIf(skip).each([
     const maxDrawdown = Math.ceil(drawdowns[Math.floor(drawdowns.length * 0.7)] as number);
 
     await filterBox('minRoi30dPct').fill('0');
-    await expect.poll(() => addressQuery().get('minRoi30dPct')).toBe('0');
+    await eventually(() => addressQuery().get('minRoi30dPct')).toBe('0');
     await expectRows('sortBy=roi30d&minRoi30dPct=0');
     await filterBox('maxDrawdownPct').fill(String(maxDrawdown));
     await filterBox('minWinRate').fill('40');
     await filterBox('minTradingDays').fill('30');
-    await expect.poll(() => addressQuery().get('minTradingDays')).toBe('30');
+    await eventually(() => addressQuery().get('minTradingDays')).toBe('30');
     const query = `sortBy=roi30d&minRoi30dPct=0&maxDrawdownPct=${maxDrawdown}&minWinRate=0.4&minTradingDays=30`;
     expect(Object.fromEntries(addressQuery())).toEqual(Object.fromEntries(new URLSearchParams(query)));
     await expectRows(query);
@@ -265,7 +271,7 @@ describe.skipIf(skip).each([
       await filterBox('minTradingDays', searching).fill('5');
       await searching.clock.runFor(DEBOUNCE_MS);
       const empty = searching.getByTestId('empty');
-      await expect.poll(() => empty.textContent()).toContain('No providers match these filters');
+      await eventually(() => empty.textContent()).toContain('No providers match these filters');
       await expect(empty.textContent()).resolves.toContain(
         'Name contains “zz no such provider” · Track record ≥ 5 days',
       );
@@ -288,7 +294,7 @@ describe.skipIf(skip).each([
     await page.locator('th[data-sort="winRate"]').getByRole('link').click();
     await expectRows('sortBy=winRate&order=desc');
     await filterBox('minTradingDays').fill('1');
-    await expect.poll(() => addressQuery().get('minTradingDays')).toBe('1');
+    await eventually(() => addressQuery().get('minTradingDays')).toBe('1');
     const viewC = 'sortBy=winRate&order=desc&minTradingDays=1';
     await expectRows(viewC);
     const { total } = await list(viewC);
@@ -364,7 +370,7 @@ describe.skipIf(skip).each([
 
     // The default window (90d): every point of the API's answer, drawn on canvases.
     const expected90 = await chart(provider.id, '90d');
-    await expect.poll(() => host.getAttribute('data-points')).toBe(String(expected90.points.length));
+    await eventually(() => host.getAttribute('data-points')).toBe(String(expected90.points.length));
     await expect(page.getByTestId('performance-asof').textContent()).resolves.toContain(`As of ${asOf}`);
     const canvases = await host.locator('canvas').evaluateAll((elements) =>
       elements.map((canvas: any) => {
@@ -406,7 +412,7 @@ describe.skipIf(skip).each([
     for (const window of WINDOWS) {
       const expected = await chart(provider.id, window);
       await page.locator(`[role="tab"][data-window="${window}"]`).click();
-      await expect.poll(() => host.getAttribute('data-window')).toBe(window);
+      await eventually(() => host.getAttribute('data-window')).toBe(window);
       await expect(host.getAttribute('data-points')).resolves.toBe(String(expected.points.length));
       await expect(host.getAttribute('data-first-date')).resolves.toBe(expected.points[0]?.date);
       await expect(host.getAttribute('data-last-date')).resolves.toBe(expected.asOf);
@@ -422,11 +428,11 @@ describe.skipIf(skip).each([
     // Hover: the crosshair's day, its return and drawdown, as the API has them.
     const expected30 = await chart(provider.id, '30d');
     await page.locator('[role="tab"][data-window="30d"]').click();
-    await expect.poll(() => host.getAttribute('data-window')).toBe('30d');
+    await eventually(() => host.getAttribute('data-window')).toBe('30d');
     await host.scrollIntoViewIfNeeded();
     const box = (await host.boundingBox()) as { x: number; y: number; width: number; height: number };
     await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.3);
-    await expect.poll(() => legend.getAttribute('data-hovered')).toBe('true');
+    await eventually(() => legend.getAttribute('data-hovered')).toBe('true');
     const hoveredDate = (await legend.getAttribute('data-date')) as string;
     const point = expected30.points.find((p) => p.date === hoveredDate);
     expect(point, `hovered ${hoveredDate}`).toBeDefined();
@@ -442,15 +448,15 @@ describe.skipIf(skip).each([
     );
     // Further right, a later day.
     await page.mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.3);
-    await expect.poll(() => legend.getAttribute('data-date')).not.toBe(hoveredDate);
+    await eventually(() => legend.getAttribute('data-date')).not.toBe(hoveredDate);
     expect(((await legend.getAttribute('data-date')) as string) > hoveredDate).toBe(true);
     await screenshot(page, `web-provider-chart-${width}`);
     await page.mouse.move(0, 0);
-    await expect.poll(() => legend.getAttribute('data-hovered')).toBe('false');
+    await eventually(() => legend.getAttribute('data-hovered')).toBe('false');
     await expect(legend.getAttribute('data-date')).resolves.toBe(expected30.asOf);
     await noHorizontalScroll();
     await page.locator('[role="tab"][data-window="1y"]').click();
-    await expect.poll(() => host.getAttribute('data-window')).toBe('1y');
+    await eventually(() => host.getAttribute('data-window')).toBe('1y');
 
     // For the README: the whole page in a window tall enough for it, the pointer on the chart.
     await page.setViewportSize({ width, height: phone ? 1960 : 1240 });
@@ -458,7 +464,7 @@ describe.skipIf(skip).each([
       await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
       const whole = (await host.boundingBox()) as { x: number; y: number; width: number; height: number };
       await page.mouse.move(whole.x + whole.width * 0.55, whole.y + whole.height * 0.3);
-      await expect.poll(() => legend.getAttribute('data-hovered')).toBe('true');
+      await eventually(() => legend.getAttribute('data-hovered')).toBe('true');
       await screenshot(page, `web-provider-${width}`);
     } finally {
       await page.setViewportSize({ width, height });

@@ -122,7 +122,8 @@ export function FilterBar({ view }: { view: CatalogueView }) {
 
   // Armed by the keystroke itself (not by an effect after the render), so the delay runs from
   // the last key pressed.
-  const edit = (next: Draft) => {
+  const edit = (key: keyof Draft, text: string) => {
+    const next = { ...latest.current.draft, [key]: text };
     latest.current.draft = next;
     setDraft(next);
     clearTimeout(timer.current);
@@ -169,7 +170,7 @@ export function FilterBar({ view }: { view: CatalogueView }) {
           autoComplete="off"
           maxLength={100}
           value={draft.q}
-          onChange={(event) => edit({ ...draft, q: event.target.value })}
+          onChange={(event) => edit('q', event.target.value)}
         />
         <div className="sort-control">
           <label className="sort-label">
@@ -205,7 +206,7 @@ export function FilterBar({ view }: { view: CatalogueView }) {
             field={field}
             text={draft[field.key]}
             error={errors[field.key]}
-            onChange={(text) => edit({ ...draft, [field.key]: text })}
+            onChange={(text) => edit(field.key, text)}
           />
         ))}
         <button
