@@ -30,7 +30,7 @@ import { rootCause, toWireError, type WireError } from './errors.js';
 import { eventMetrics } from './events/metrics.js';
 import { AVATAR_PATH, renderAvatar } from './http/avatar.js';
 import { readJsonBody } from './http/body.js';
-import { restCaching } from './http/caching.js';
+import { answerCacheMetrics, restCaching } from './http/caching.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { applyCors } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
@@ -245,6 +245,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
   const createContext = contextFactory(services);
   const { metrics } = services;
   const caching = restCaching(services);
+  if (metrics) answerCacheMetrics(metrics, caching);
 
   const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
     const log = requestLog(req, services.log);
