@@ -13,8 +13,15 @@
  * days move with the clock) is crossed by moving B's clock. The same on PGlite with one server.
  */
 import { randomBytes } from 'node:crypto';
-import { MissingToolError, type PgBouncer, reroute, startPgBouncer } from '@signal/db/local-servers';
-import { createScratchDatabase, type ScratchDatabase, TEST_ADMIN_URL } from '@signal/db/testing';
+import {
+  createScratchDatabase,
+  MissingToolError,
+  type PgBouncer,
+  reroute,
+  type ScratchDatabase,
+  startPgBouncer,
+  TEST_ADMIN_URL,
+} from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 import { signingKeyPem } from './process.js';

@@ -25,12 +25,12 @@ import {
   type VersionSink,
 } from '@signal/db';
 import type { Kysely } from 'kysely';
-import type { Services } from '../context.js';
-import type { Metrics } from '../metrics.js';
-import { buildOpenApiDocument } from '../openapi.js';
-import { providerListPaging } from '../paging.js';
-import { countCatalogueRead } from '../rate-limit.js';
-import { readCatalogue } from '../read-replica.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import type { Services } from '../procedures/context.js';
+import { providerListPaging } from '../procedures/paging.js';
+import { countCatalogueRead } from '../procedures/rate-limit.js';
+import { readCatalogue } from '../procedures/read-replica.js';
+import type { Metrics } from '../ops/metrics.js';
 import {
   type AnswerCacheCounts,
   type AnswerStore,
