@@ -26,11 +26,11 @@ import {
 } from '@signal/db';
 import type { Kysely } from 'kysely';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { Services } from '../procedures/context.js';
 import { providerListPaging } from '../procedures/paging.js';
 import { countCatalogueRead } from '../procedures/rate-limit.js';
 import { readCatalogue } from '../procedures/read-replica.js';
-import type { Metrics } from '../ops/metrics.js';
 import {
   type AnswerCacheCounts,
   type AnswerStore,
