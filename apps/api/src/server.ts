@@ -27,7 +27,7 @@ import type { Config } from './config/config.js';
 import { prepareDataDir, restrictToOwner } from './config/data-dir.js';
 import { resolveSigningKey } from './config/keys.js';
 import { trpcHandler } from './fast-path/trpc-dispatch.js';
-import { restCaching } from './http/caching.js';
+import { answerCacheMetrics, restCaching } from './http/caching.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { applyCors } from './http/cors.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -245,6 +245,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
   const createContext = contextFactory(services);
   const { metrics } = services;
   const caching = restCaching(services);
+  if (metrics) answerCacheMetrics(metrics, caching);
 
   const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
     const log = requestLog(req, services.log);

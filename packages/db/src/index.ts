@@ -1,3 +1,4 @@
+export * from './answer-versions.queries.js';
 export * from './auth.queries.js';
 export * from './catalogue-version.queries.js';
 export * from './catalogue-write.queries.js';

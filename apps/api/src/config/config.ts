@@ -112,6 +112,7 @@ const EnvSchema = z.object({
   EVM_RPC_MAX_CALLS_PER_MINUTE: withDefault(integer(1, 1_000_000), '120'),
   EVM_RPC_GAS_CAP: withDefault(integer(21_000, 100_000_000), '3000000'),
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
+  ANSWER_CACHE_MB: withDefault(integer(0, 65_536), '64'),
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
   // Sign-in messages (SIWE, SIWS): the site they name.
@@ -199,6 +200,8 @@ export interface Config {
   evmRpcGasCap: number;
   /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
   publicCacheMaxAge: number;
+  /** Byte budget (MiB) of the built public answers kept in memory (http/answer-cache.ts); 0: none kept. */
+  answerCacheMb: number;
   /** A streaming replica for public catalogue reads; unset: everything reads the primary. */
   databaseReadUrl: string | undefined;
   /** Beyond this replay lag the replica is left out until it catches up. */
@@ -285,6 +288,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evmRpcMaxCallsPerMinute: e.EVM_RPC_MAX_CALLS_PER_MINUTE,
     evmRpcGasCap: e.EVM_RPC_GAS_CAP,
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    answerCacheMb: e.ANSWER_CACHE_MB,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
     signInDomains: e.SIGN_IN_DOMAIN ?? [],
