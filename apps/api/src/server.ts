@@ -36,6 +36,8 @@ import { eventMetrics } from './ops/event-metrics.js';
 import { createLogger } from './ops/logger.js';
 import { type Maintenance, startMaintenance } from './ops/maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './ops/metrics.js';
+import { webhookMetrics } from './ops/webhook-metrics.js';
+import { startWebhookWorker, type WebhookWorker, webhookWarnings } from './ops/webhook-worker.js';
 import { AVATAR_PATH, renderAvatar } from './pages/avatar.js';
 import { docsRoutes } from './pages/docs.js';
 import { webRoutes } from './pages/web.js';
@@ -81,6 +83,7 @@ export function createServer(options: ServerOptions) {
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
   let replica: ReadReplica | undefined;
+  let webhooks: WebhookWorker | undefined;
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
@@ -200,6 +203,9 @@ export function createServer(options: ServerOptions) {
       );
     }
     maintenance = startMaintenance(services);
+    for (const warning of webhookWarnings(config)) services.log.warn(warning);
+    const onDelivery = services.metrics && (await webhookMetrics(services.metrics, services));
+    webhooks = startWebhookWorker(services, { onOutcome: onDelivery });
     return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
   }
 
@@ -211,6 +217,8 @@ export function createServer(options: ServerOptions) {
   async function stop(): Promise<void> {
     if (closing) return;
     closing = true;
+    // Webhook attempts in flight finish (or are released for another server) while requests drain.
+    const webhooksStopped = webhooks?.stop(SHUTDOWN_GRACE_MS);
     if (config.shutdownDelaySeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDelaySeconds * 1000));
     const httpServer = server;
     if (httpServer) {
@@ -231,6 +239,7 @@ export function createServer(options: ServerOptions) {
       clearTimeout(force);
     }
     await metricsListener?.close();
+    await webhooksStopped;
     await maintenance?.stop();
     if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();

@@ -257,7 +257,12 @@ describe('named schemas', () => {
   const NAMES = [
     'Chain',
     'CreateServiceKeyBody',
+    'CreateWebhookBody',
     'CreatedServiceKey',
+    'CreatedWebhookEndpoint',
+    'DeletedWebhook',
+    'DeliveryAttempt',
+    'DeliveryPage',
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
@@ -298,6 +303,9 @@ describe('named schemas', () => {
     'UnlinkedWallet',
     'User',
     'VerifyBody',
+    'WebhookEndpoint',
+    'WebhookList',
+    'WebhookTypes',
   ];
 
   it("are core's wire types, each under the name of its zod schema", () => {

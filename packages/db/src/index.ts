@@ -29,3 +29,4 @@ export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
 export * from './wallet.queries.js';
+export * from './webhook.queries.js';

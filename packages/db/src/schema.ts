@@ -142,6 +142,20 @@ export interface EventFeedStateTable {
   last_position: ColumnType<string, string | undefined, string>;
 }
 
+/** Webhook endpoints (migration 0016); `secret` is the `whsec_…` signing secret. */
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  types: string[];
+  description: string | null;
+  secret: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  enabled_since: ColumnType<Date, Date | string | undefined, Date | string>;
+  failing_since: ColumnType<Date | null, never, Date | string | null>;
+  disabled_reason: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
 export interface ServiceKeysTable {
   id: string;
@@ -172,6 +186,7 @@ export const TABLES = [
   'provider_nav',
   'event_feed_state',
   'idempotency_keys',
+  'webhook_endpoints',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -189,4 +204,5 @@ export interface Database {
   provider_nav: ProviderNavTable;
   event_feed_state: EventFeedStateTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
 }

@@ -118,3 +118,17 @@ export type RevokedServiceKey = Outputs['keys']['revoke'];
 export type Follower = Outputs['followers']['list']['items'][number];
 /** A page of a provider's followers by user id (`GET /providers/{id}/followers`). */
 export type FollowerPage = Outputs['followers']['list'];
+/** A webhook endpoint (`GET /webhooks/{id}`): never its secret. */
+export type WebhookEndpoint = Outputs['webhooks']['get'];
+/** `POST /webhooks`: the new endpoint with its `whsec_` secret, shown in this answer only. */
+export type CreatedWebhookEndpoint = Outputs['webhooks']['create'];
+/** What `createWebhook` takes: `url`, `types` (`["*"]` for all) and an optional `description`. */
+export type CreateWebhookBody = Inputs['webhooks']['create'];
+/** `PATCH /webhooks/{id}`: any non-empty subset of `url`, `types`, `description`, `enabled`. */
+export type WebhookPatch = Omit<Inputs['webhooks']['update'], 'id'>;
+/** Result of `deleteWebhook(id)` (`DELETE /webhooks/{id}`). */
+export type DeletedWebhook = Outputs['webhooks']['delete'];
+/** One attempt of the deliveries log: `succeeded`, `failed`, or `pending` with its `nextAttemptAt`. */
+export type DeliveryAttempt = Outputs['webhooks']['deliveries']['items'][number];
+/** A page of an endpoint's deliveries log, newest first (`GET /webhooks/{id}/deliveries`). */
+export type DeliveryPage = Outputs['webhooks']['deliveries'];

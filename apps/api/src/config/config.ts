@@ -6,6 +6,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_SIGN_IN_STATEMENT, isSignInDomain } from '@signal/core';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from '../wire/client-address.js';
+import {
+  DEFAULT_DISABLE_AFTER,
+  DEFAULT_RETRY_SCHEDULE,
+  parseDuration,
+  parseRetrySchedule,
+} from './webhook-schedule.js';
 
 const integer = (min: number, max: number) =>
   z
@@ -148,6 +154,35 @@ const EnvSchema = z.object({
   SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
   // Events (issue 27): how long the feed keeps them.
   EVENT_RETENTION_DAYS: withDefault(integer(1, 3_650), '30'),
+  // Webhooks (issue 27): delivery (docs/events.md, "Webhooks").
+  WEBHOOK_RETRY_SCHEDULE: withDefault(
+    z.string().transform((value, ctx) => {
+      const delays = parseRetrySchedule(value);
+      if (delays && delays.length <= 50) return delays;
+      ctx.addIssue({ code: 'custom', message: 'must be up to 50 comma-separated durations such as 5s,5m,2h' });
+      return z.NEVER;
+    }),
+    DEFAULT_RETRY_SCHEDULE,
+  ),
+  WEBHOOK_DISABLE_AFTER: withDefault(
+    z.string().transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms !== undefined && ms > 0) return ms;
+      ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m' });
+      return z.NEVER;
+    }),
+    DEFAULT_DISABLE_AFTER,
+  ),
+  WEBHOOK_ALLOW_PRIVATE: withDefault(boolean, 'false'),
+  WEBHOOK_ALLOW_HTTP: withDefault(boolean, 'false'),
+  WEBHOOK_DNS_SERVERS: optional(
+    z
+      .string()
+      .regex(/^[0-9A-Fa-f:.[\]]+(,[0-9A-Fa-f:.[\]]+)*$/, 'must be comma-separated IP addresses (ip or ip:port)')
+      .transform((value) => value.split(',')),
+  ),
+  WEBHOOK_CONCURRENCY: withDefault(integer(1, 10_000), '64'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 10_000), '16'),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -223,6 +258,22 @@ export interface Config {
   serviceKeyRateLimitPerMinute: number;
   /** Events older than this many days are purged from the feed (maintenance.ts). */
   eventRetentionDays: number;
+  /** Webhook delivery (webhooks/worker.ts; docs/events.md, "Webhooks"). */
+  webhooks: {
+    /** The delay after each failed attempt, in ms: 1 + its length attempts in all. */
+    retrySchedule: number[];
+    /** An endpoint failing every attempt for this long (ms) is disabled. */
+    disableAfterMs: number;
+    /** Development only: inward (loopback, private, …) targets allowed. */
+    allowPrivate: boolean;
+    /** Development only: http:// targets allowed. */
+    allowHttp: boolean;
+    /** DNS servers for webhook hosts; empty: the system resolver. */
+    dnsServers: string[];
+    /** Attempts in flight per server process, and per endpoint within it. */
+    concurrency: number;
+    endpointConcurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -299,5 +350,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminKey: e.ADMIN_KEY,
     serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhooks: {
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      dnsServers: e.WEBHOOK_DNS_SERVERS ?? [],
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
   };
 }

@@ -211,6 +211,12 @@ const TAGS: OpenAPIV3.TagObject[] = [
       'Every change announced, for internal services: the pull feed (scope `events:read`). Types, payloads and ' +
       'ordering: docs/events.md.',
   },
+  {
+    name: 'webhooks',
+    description:
+      'Events POSTed to your endpoints, signed as Standard Webhooks specifies (scope `webhooks:manage`): endpoints, ' +
+      'their `whsec_` secrets and deliveries logs. Retries, disabling and URL rules: docs/events.md.',
+  },
 ];
 
 const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also
