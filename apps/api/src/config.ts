@@ -147,6 +147,23 @@ const EnvSchema = z.object({
   SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
   // Events (issue 27): how long the feed keeps them.
   EVENT_RETENTION_DAYS: withDefault(integer(1, 3_650), '30'),
+  // The NATS JetStream bus (docs/events.md, "NATS JetStream"): unset, no relay runs.
+  EVENT_BUS_URL: optional(
+    z
+      .string()
+      .regex(
+        /^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/,
+        'must be nats://host:port (several comma-separated)',
+      ),
+  ),
+  EVENT_BUS_STREAM: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 of A-Z a-z 0-9 _ -'),
+    'SIGNAL_EVENTS',
+  ),
+  EVENT_BUS_SUBJECT_PREFIX: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of A-Z a-z 0-9 _ -'),
+    'signal.events',
+  ),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -220,6 +237,12 @@ export interface Config {
   serviceKeyRateLimitPerMinute: number;
   /** Events older than this many days are purged from the feed (maintenance.ts). */
   eventRetentionDays: number;
+  /** NATS servers the relay publishes every event to (events/relay.ts); unset: no relay. */
+  eventBusUrl: string | undefined;
+  /** The JetStream stream the relay expects, or creates when no stream covers its subjects. */
+  eventBusStream: string;
+  /** Subjects are `<prefix>.<type>`; `signal.events` as the contract says (another for tests). */
+  eventBusSubjectPrefix: string;
 }
 
 export class ConfigError extends Error {
@@ -295,5 +318,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminKey: e.ADMIN_KEY,
     serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    eventBusUrl: e.EVENT_BUS_URL,
+    eventBusStream: e.EVENT_BUS_STREAM,
+    eventBusSubjectPrefix: e.EVENT_BUS_SUBJECT_PREFIX,
   };
 }

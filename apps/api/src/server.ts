@@ -27,7 +27,9 @@ import type { Config } from './config.js';
 import { contextFactory, requestLog, type Services, setRequestId } from './context.js';
 import { prepareDataDir, restrictToOwner } from './data-dir.js';
 import { rootCause, toWireError, type WireError } from './errors.js';
+import { createFeedWatcher } from './events/feed-watcher.js';
 import { eventMetrics } from './events/metrics.js';
+import { type EventRelay, relayMetrics, startEventRelay } from './events/relay.js';
 import { AVATAR_PATH, renderAvatar } from './http/avatar.js';
 import { readJsonBody } from './http/body.js';
 import { restCaching } from './http/caching.js';
@@ -39,6 +41,7 @@ import { sendError, sendJson } from './http/respond.js';
 import { callRestProcedure, noRoute, restInput, restRouter } from './http/rest.js';
 import { trpcHandler } from './http/trpc.js';
 import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from './http/trpc-errors.js';
+import { trpcStreamHandler } from './http/trpc-stream.js';
 import { webRoutes } from './http/web.js';
 import { resolveSigningKey } from './keys.js';
 import { createLogger } from './logger.js';
@@ -69,9 +72,12 @@ export interface RunningServer {
 /** How long a graceful stop waits for in-flight requests before closing their sockets. */
 const SHUTDOWN_GRACE_MS = 10_000;
 const READY_TIMEOUT_MS = 2_000;
+/** How often the feed's head is polled while a stream or the relay waits (events/feed-watcher.ts). */
+const FEED_POLL_MS = 200;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+type StreamHandler = ReturnType<typeof trpcStreamHandler>;
 
 export function createServer(options: ServerOptions) {
   const { config } = options;
@@ -81,6 +87,8 @@ export function createServer(options: ServerOptions) {
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
   let replica: ReadReplica | undefined;
+  let relay: EventRelay | undefined;
+  let streams: StreamHandler | undefined;
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
@@ -134,7 +142,8 @@ export function createServer(options: ServerOptions) {
         : undefined;
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
-      services = { config, database, tokens, nonces, cursors, now, log, evmChain };
+      const feedWatcher = createFeedWatcher({ database, log }, { intervalMs: FEED_POLL_MS });
+      services = { config, database, tokens, nonces, cursors, now, log, evmChain, feedWatcher };
       if (config.metrics || config.metricsPort !== undefined) {
         services.metrics = await createMetrics(database);
         eventMetrics(services.metrics, services);
@@ -151,7 +160,12 @@ export function createServer(options: ServerOptions) {
     }
 
     const isClosing = () => closing;
-    const handle = inFlight.track(buildHandler(services, options.webDistDir, isClosing));
+    streams = trpcStreamHandler({
+      router: appRouter,
+      createContext: (req, res) => contextFactory(services as Services)({ req, res }),
+      onError: (error, wire, req) => logFailure(services as Services, error, wire, req),
+    });
+    const handle = inFlight.track(buildHandler(services, options.webDistDir, isClosing, streams));
     server = createHttpServer(
       { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
       handle,
@@ -200,6 +214,10 @@ export function createServer(options: ServerOptions) {
       );
     }
     maintenance = startMaintenance(services);
+    if (config.eventBusUrl) {
+      relay = startEventRelay(services, services.feedWatcher, config.eventBusUrl);
+      relayMetrics(services, relay);
+    }
     return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
   }
 
@@ -216,6 +234,8 @@ export function createServer(options: ServerOptions) {
     if (httpServer) {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
+      // Open event streams end now; their clients resume elsewhere from their last event id.
+      streams?.closeAll();
       let forced!: () => void;
       const deadline = new Promise<void>((resolve) => {
         forced = resolve;
@@ -232,6 +252,8 @@ export function createServer(options: ServerOptions) {
     }
     await metricsListener?.close();
     await maintenance?.stop();
+    await relay?.stop();
+    services?.feedWatcher.stop();
     if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();
     await services?.database.close();
@@ -241,16 +263,24 @@ export function createServer(options: ServerOptions) {
   return { start, stop };
 }
 
-function buildHandler(services: Services, webDistDir: string | undefined, isClosing: () => boolean): Handler {
+/** Logs a failed request: unexpected ones as errors, 5xx as warnings. */
+function logFailure(services: Services, error: unknown, wire: WireError, req: IncomingMessage): void {
+  const log = requestLog(req, services.log);
+  if (wire.unexpected) log.error({ err: rootCause(error) }, 'request failed');
+  else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
+}
+
+function buildHandler(
+  services: Services,
+  webDistDir: string | undefined,
+  isClosing: () => boolean,
+  streams: StreamHandler,
+): Handler {
   const createContext = contextFactory(services);
   const { metrics } = services;
   const caching = restCaching(services);
 
-  const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
-    const log = requestLog(req, services.log);
-    if (wire.unexpected) log.error({ err: rootCause(error) }, 'request failed');
-    else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
-  };
+  const logFailed = (error: unknown, wire: WireError, req: IncomingMessage) => logFailure(services, error, wire, req);
 
   const restRoutes = restRouter(appRouter);
   const rest = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse, target: URL) => {
@@ -278,10 +308,13 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
   const trpcCall = trpcHandler({
     router: appRouter,
     createContext: (req, res) => createContext({ req, res }),
-    onError: logFailure,
+    onError: logFailed,
   });
   const trpc = (req: IncomingMessage, res: ServerResponse, target: URL) => {
-    setRoute(req, trpcRoute(target.pathname.slice('/trpc/'.length), appRouter._def.procedures));
+    const path = target.pathname.slice('/trpc/'.length);
+    setRoute(req, trpcRoute(path, appRouter._def.procedures));
+    // Subscriptions (events.stream) only: tRPC's own handler streams their events.
+    if (req.method === 'GET' && streams.serves(path)) return streams.handle(req, res, path);
     return trpcCall(req, res, target);
   };
 
@@ -355,7 +388,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       }
     } catch (error) {
       const wire = toWireError(error);
-      logFailure(error, wire, req);
+      logFailed(error, wire, req);
       if (isTrpcTarget(req.url)) sendTrpcError(res, req.url as string, wire);
       else sendError(res, wire);
     }

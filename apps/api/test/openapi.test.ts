@@ -38,8 +38,10 @@ const SERVICE_PATHS = ['/health', '/ready', '/.well-known/jwks.json'];
 const REF = '#/components/schemas/';
 const REPO_ROOT = new URL('../../../', import.meta.url);
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(
-  ([name, procedure]) => {
+// Subscriptions (events.stream) are tRPC only: server-sent events have no REST operation.
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>)
+  .filter(([, procedure]) => procedure._def.type !== 'subscription')
+  .map(([name, procedure]) => {
     const def = procedure._def as unknown as { meta?: Meta; inputs: ZodTypeAny[]; output?: ZodTypeAny };
     const openapi = def.meta?.openapi;
     if (!openapi) throw new Error(`${name} has no openapi meta`);
@@ -52,8 +54,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
       maxBodyBytes: def.meta?.maxBodyBytes ?? 16 * 1024,
       scope: def.meta?.scope,
     };
-  },
-);
+  });
 
 let api: TestApi;
 let doc: any;

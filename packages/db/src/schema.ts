@@ -142,6 +142,13 @@ export interface EventFeedStateTable {
   last_position: ColumnType<string, string | undefined, string>;
 }
 
+/** A relay of the feed to a bus: the last position it published (migration 0015, event-relay.queries.ts). */
+export interface EventRelaysTable {
+  name: string;
+  last_position: ColumnType<string, string | undefined, string>;
+  relayed_at: ColumnType<Date | null, never, Date | string>;
+}
+
 /** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
 export interface ServiceKeysTable {
   id: string;
@@ -172,6 +179,7 @@ export const TABLES = [
   'provider_nav',
   'event_feed_state',
   'idempotency_keys',
+  'event_relays',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -189,4 +197,5 @@ export interface Database {
   provider_nav: ProviderNavTable;
   event_feed_state: EventFeedStateTable;
   idempotency_keys: IdempotencyKeysTable;
+  event_relays: EventRelaysTable;
 }
