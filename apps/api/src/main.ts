@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { stopOnSignals } from './ops/shutdown.js';
 import { createServer } from './server.js';
-import { stopOnSignals } from './shutdown.js';
 
 async function main() {
   // A `.env` in the working directory (see .env.example) fills in what the environment does not

@@ -4,7 +4,7 @@
  * restart with JWT_PREVIOUS_PUBLIC_KEYS, where nobody is signed out.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { calculateJwkThumbprint, decodeProtectedHeader, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, type Reply, signIn, solanaWallet, startApi, type TestApi } from './harness.js';

@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { purgeExpiredAuthState } from '@signal/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
+import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/ops/maintenance.js';
 import {
   call,
   evmWallet,

@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Backend } from '@signal/db';
-import { createScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from './harness.js';
 import { spawnApi } from './process.js';

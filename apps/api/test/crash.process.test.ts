@@ -5,7 +5,7 @@
  * two tokens, one user per wallet, and the tokens issued before the crash still work.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError } from './harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from './process.js';

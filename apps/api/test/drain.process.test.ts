@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, spawnApi as spawnProcess } from './process.js';
 

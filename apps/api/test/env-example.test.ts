@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
+import { CONFIG_VARIABLES, loadConfig } from '../src/config/config.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../.env.example', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));

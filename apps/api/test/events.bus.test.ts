@@ -14,7 +14,7 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STREAM_DUPLICATE_WINDOW_MS } from '../src/events/bus.js';
+import { STREAM_DUPLICATE_WINDOW_MS } from '../src/ops/event-bus.js';
 import { readWholeFeed, until, type WireEvent } from './events-support.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 

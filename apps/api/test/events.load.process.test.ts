@@ -7,8 +7,15 @@
  * transactions conflict).
  */
 import { randomBytes } from 'node:crypto';
-import { MissingToolError, type PgBouncer, reroute, startPgBouncer } from '@signal/db/local-servers';
-import { createScratchDatabase, type ScratchDatabase, TEST_ADMIN_URL } from '@signal/db/testing';
+import {
+  createScratchDatabase,
+  MissingToolError,
+  type PgBouncer,
+  reroute,
+  type ScratchDatabase,
+  startPgBouncer,
+  TEST_ADMIN_URL,
+} from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn } from './harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from './process.js';

@@ -11,8 +11,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPgBouncer } from '@signal/db/local-servers';
-import { TEST_ADMIN_URL } from '@signal/db/testing';
+import { startPgBouncer, TEST_ADMIN_URL } from '@signal/test-support';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

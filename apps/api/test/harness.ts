@@ -2,13 +2,10 @@
  * Test harness: starts the real server on a free port against a private database (a scratch
  * PostgreSQL database or a PGlite directory), and gives tests real wallets that really sign.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { User } from '@signal/core';
-import type { Backend, DatabaseHandle } from '@signal/db';
-import { createDatabase } from '@signal/db';
-import { createScratchDatabase, serviceDatabaseUrl } from '@signal/db/testing';
+import { type Backend, createDatabase, type DatabaseHandle } from '@signal/db';
+import { apiStarter, type TestApi as StartedApi, type StartOptions } from '@signal/test-support';
+import { startedForTests } from '@signal/test-support/vitest';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import type { Logger } from 'pino';
@@ -16,86 +13,18 @@ import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
-export interface TestApi {
-  url: string;
-  /** A direct handle on the same database, for checking what the service wrote. */
-  db: DatabaseHandle;
-  /** Moves the server's clock (nonce and token expiry) by this many milliseconds. */
-  advanceClock(ms: number): void;
-  /** The server's clock (real time plus every advance). */
-  now(): Date;
-  config: Config;
-  /** Where METRICS_PORT serves /metrics, when set. */
-  metricsUrl: string | undefined;
-  stop(): Promise<void>;
-  /** Stops the server only, keeping the database, so a restart can reuse it. */
-  restart(): Promise<void>;
-}
+export type TestApi = StartedApi<Config, DatabaseHandle>;
 
-export interface StartOptions {
-  env?: Record<string, string>;
-  /** Reuse a data dir / database between starts. */
-  dataDir?: string;
-  databaseUrl?: string;
-  /** The web build served at `/`; default apps/web/dist. */
-  webDistDir?: string;
-  /** The server's logger (a test that reads the log lines); default one built from LOG_LEVEL. */
-  logger?: Logger;
-}
+/** Starts the service from its sources (see @signal/test-support's apiStarter). */
+export const startApi: (backend: Backend, options?: StartOptions<Logger>) => Promise<TestApi> = apiStarter({
+  createServer,
+  loadConfig,
+  createDatabase,
+});
 
-export async function startApi(backend: Backend, options: StartOptions = {}): Promise<TestApi> {
-  let offset = 0;
-  const now = () => new Date(Date.now() + offset);
-  const scratch = backend === 'postgres' && !options.databaseUrl ? await createScratchDatabase() : undefined;
-  const databaseUrl = options.databaseUrl ?? scratch?.url;
-  const ownDataDir = options.dataDir ? undefined : await mkdtemp(join(tmpdir(), 'signal-api-test-'));
-  const dataDir = options.dataDir ?? (ownDataDir as string);
-  const config = loadConfig({
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    SEED_PROVIDERS: '0',
-    AUTH_RATE_LIMIT_PER_MINUTE: '0',
-    FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
-    READ_RATE_LIMIT_PER_MINUTE: '0',
-    NEW_USER_RATE_LIMIT_PER_HOUR: '0',
-    NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
-    DATA_DIR: dataDir,
-    ...(databaseUrl ? { DATABASE_URL: serviceDatabaseUrl(databaseUrl) } : {}),
-    ...options.env,
-  });
-  let server = createServer({ config, now, webDistDir: options.webDistDir, logger: options.logger });
-  let running = await server.start();
-  // PGlite is single-process: the inspection handle is the server's own; PostgreSQL gets a
-  // separate pool, as an outside observer would.
-  const db = databaseUrl ? createDatabase({ url: databaseUrl, poolSize: 4 }) : running.services.database;
-  const api: TestApi = {
-    url: running.url,
-    db,
-    config,
-    metricsUrl: running.metricsUrl,
-    advanceClock(ms) {
-      offset += ms;
-    },
-    now,
-    async restart() {
-      await server.stop();
-      server = createServer({
-        config: { ...config, port: running.port },
-        now,
-        webDistDir: options.webDistDir,
-        logger: options.logger,
-      });
-      running = await server.start();
-      if (!databaseUrl) api.db = running.services.database;
-    },
-    async stop() {
-      await server.stop();
-      if (databaseUrl) await db.close();
-      await scratch?.drop();
-      if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
-    },
-  };
-  return api;
+/** The file's (or describe block's) server: started before its first test, stopped after its last. */
+export function useApi(backend: Backend, options?: StartOptions<Logger>): TestApi {
+  return startedForTests(() => startApi(backend, options));
 }
 
 export interface TestWallet {

@@ -28,8 +28,8 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
 import { appRouter } from '../src/index.js';
-import * as examples from '../src/openapi.examples.js';
-import type { Meta } from '../src/trpc.js';
+import * as examples from '../src/procedures/examples.js';
+import type { Meta } from '../src/procedures/trpc.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 
 type Operation = Record<string, any>;

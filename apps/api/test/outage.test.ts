@@ -6,7 +6,7 @@
  * loses no acknowledged change and leaves every followerCount equal to its rows.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
 import { checkFollowInvariants, followStorm, preparePlans, signInMany } from './storm.js';

@@ -6,11 +6,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serviceDatabaseUrl } from '@signal/db/testing';
+import { freePort, serviceDatabaseUrl, TEST_SERVICE_ENV } from '@signal/test-support';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -33,14 +32,6 @@ export function signingKeyPem(): string {
   return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * Starts `node dist/main.js` with `env` (plus a free PORT and a private DATA_DIR unless given)
  * and waits until /health answers. Stops it with SIGKILL if it is still running when the
@@ -60,13 +51,8 @@ export async function spawnApi(
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
+      ...TEST_SERVICE_ENV,
       LOG_LEVEL: 'warn',
-      SEED_PROVIDERS: '0',
-      AUTH_RATE_LIMIT_PER_MINUTE: '0',
-      FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
-      READ_RATE_LIMIT_PER_MINUTE: '0',
-      NEW_USER_RATE_LIMIT_PER_HOUR: '0',
-      NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
       ...env,
       ...(env.DATABASE_URL ? { DATABASE_URL: serviceDatabaseUrl(env.DATABASE_URL) } : {}),
       PORT: String(port),

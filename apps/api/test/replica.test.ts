@@ -19,7 +19,7 @@ import {
   replicaToolsMissing,
   startReplicatedClusters,
   waitForDatabase,
-} from '@signal/db/local-servers';
+} from '@signal/test-support';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi, trpcClient } from './harness.js';

@@ -7,7 +7,7 @@
 import { callTRPCProcedure, initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runProcedure } from '../src/run-procedure.js';
+import { runProcedure } from '../src/fast-path/run-procedure.js';
 
 const t = initTRPC
   .context<{ user?: string; trace: string[] }>()

@@ -5,8 +5,8 @@
  */
 import { ERROR_STATUS } from '@signal/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEADER_BYTES, MAX_URL_BYTES } from '../src/http/limits.js';
 import { loadConfig } from '../src/index.js';
+import { MAX_HEADER_BYTES, MAX_URL_BYTES } from '../src/wire/limits.js';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
 import { httpCall, type RawReply, rawHttp } from './raw-http.js';
 

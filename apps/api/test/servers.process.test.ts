@@ -4,7 +4,7 @@
  * process may serve any request, as behind a load balancer.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, signIn, solanaWallet } from './harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from './process.js';

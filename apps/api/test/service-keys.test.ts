@@ -6,9 +6,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/ops/logger.js';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { purgeExpiredAuthState } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/maintenance.js';
+import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../src/ops/maintenance.js';
 import {
   call,
   evmWallet,

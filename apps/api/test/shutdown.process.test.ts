@@ -6,7 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createDatabase } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/db/testing';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn } from './harness.js';

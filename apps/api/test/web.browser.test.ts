@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../src/http/web.js';
+import { WEB_DIST_DIR } from '../src/pages/web.js';
 import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from './browser.js';
 import { call, startApi, type TestApi } from './harness.js';
 import { type InjectedWallet, injectWallets } from './injected-wallets.js';

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../src/http/web.js';
+import { WEB_DIST_DIR } from '../src/pages/web.js';
 import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from './browser.js';
 import { startApi, type TestApi } from './harness.js';
 import { injectWallets } from './injected-wallets.js';

@@ -13,7 +13,7 @@
  * the extra hop, not the capacity a separate machine adds.
  */
 import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
-import { replicaToolsMissing, startPgBouncer, startReplicatedClusters } from '@signal/db/local-servers';
+import { replicaToolsMissing, startPgBouncer, startReplicatedClusters } from '@signal/test-support';
 import { type Catalogue, randomProviderIds, settle } from './databases.js';
 import { compare, type LoadPlan, type Sample } from './load.js';
 import { type Row, row, type Verdict } from './report.js';

@@ -4,9 +4,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@signal/test-support';
 
 export interface ServerProcess {
   name: string;
@@ -51,19 +51,6 @@ process.on('exit', () => {
 });
 /** USER_HZ is 100 on every Linux build that matters here. */
 const MS_PER_TICK = 10;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 function prefixOutput(child: ChildProcess, name: string): void {
   for (const stream of [child.stdout, child.stderr]) {

@@ -4,7 +4,7 @@
  * builds a new object per object it reads (a list page: 21 objects and an array, each request)
  * and runs each check through a generic loop. A compiled check reads the value once and
  * allocates nothing; the API uses it for the answers of its procedures (see
- * apps/api/src/answer-checks.ts), where almost every value is valid.
+ * apps/api/src/fast-path/answer-checks.ts), where almost every value is valid.
  *
  * It only ever says yes when zod would: a kind of schema it does not know (refinements,
  * transforms, unions, defaults...) compiles to null, and anything unusual (a key outside the

@@ -1,5 +1,6 @@
 /**
- * Relays of the feed to a message bus (migration 0015): a relay publishes the feed's events in
+ * Reading the feed from outside a page: where an event is, where the feed's head is (events.stream),
+ * and the relays of the feed to a message bus (migration 0015): a relay publishes the feed's events in
  * feed order after the last position it recorded, and records how far it got.
  *
  * One relay at a time per name: `relayBatch` claims the relay's row with `FOR UPDATE SKIP
@@ -102,6 +103,19 @@ export class RelayPublishError extends Error {
     super(`publishing stopped after ${published} events: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'RelayPublishError';
   }
+}
+
+/**
+ * The feed position of the event `id` (where events.stream resumes after it), or undefined
+ * when there is none (unknown, purged, or not numbered yet).
+ */
+export async function eventPosition(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select(sql<string | null>`position::text`.as('position'))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.position ?? undefined;
 }
 
 /** The last position the feed has given (0 before any). */

@@ -112,16 +112,6 @@ export async function readFeed(db: Kysely<Database>, request: FeedRequest): Prom
   return { items: rows.map(toEvent), last };
 }
 
-/** The feed position of the event `id`, or undefined when there is none (unknown, purged). */
-export async function eventPosition(db: Kysely<Database>, id: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('events')
-    .select(sql<string | null>`position::text`.as('position'))
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.position ?? undefined;
-}
-
 /** Deletes events older than `before`, in bounded batches; how many. */
 export async function purgeEvents(
   db: Kysely<Database>,

@@ -1,4 +1,5 @@
 export * from './auth.queries.js';
+export * from './catalogue-version.queries.js';
 export * from './catalogue-write.queries.js';
 export {
   type Backend,
@@ -11,10 +12,11 @@ export {
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
 export * from './event-relay.queries.js';
 export * from './events.queries.js';
-export * from './follower.queries.js';
+export * from './follow.queries.js';
 export * from './idempotency.queries.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './new-user-limit.queries.js';
+export * from './paging.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
 export { containsPattern, listProviders } from './provider-list.queries.js';

@@ -21,7 +21,7 @@ export type NewUserAdmission<T> =
  * True when the wallet is linked to a user (its first wallet or one linked later: user_wallets),
  * so signing in with it creates no account: a returning wallet is never limited.
  */
-export async function isKnownWallet(db: Kysely<Database>, wallet: string): Promise<boolean> {
+async function isKnownWallet(db: Kysely<Database>, wallet: string): Promise<boolean> {
   const rows = await runCompiled(db, 'isKnownWallet', [wallet], (value) =>
     db.selectFrom('user_wallets').select('user_id').where('wallet', '=', value),
   );

@@ -11,14 +11,9 @@ import {
   performanceWindow,
 } from '@signal/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
-import {
-  gainedColumns,
-  PUBLIC_PROVIDER,
-  STATS_COLUMNS,
-  toProviderStats,
-  type VersionSink,
-} from './provider.queries.js';
+import { gainedColumns, PUBLIC_PROVIDER, STATS_COLUMNS, toProviderStats } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 const DAY_MS = 86_400_000;
@@ -65,7 +60,7 @@ export async function upsertNavPoints(
 }
 
 /** A provider's whole stored series, oldest first. */
-export async function readNavSeries(db: Kysely<Database>, providerId: number): Promise<NavPoint[]> {
+async function readNavSeries(db: Kysely<Database>, providerId: number): Promise<NavPoint[]> {
   return runCompiled(db, 'readNavSeries', [providerId], (id) =>
     db
       .selectFrom('provider_nav as n')

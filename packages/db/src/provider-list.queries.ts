@@ -10,19 +10,10 @@
  */
 import type { Provider, ProviderFilterField, ProviderFilters, ProviderSortField, SortOrder } from '@signal/core';
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { catalogueState, type VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
-import {
-  catalogueState,
-  exactTimestamp,
-  type PageResult,
-  type Paging,
-  PROVIDER_COLUMNS,
-  type ProviderRow,
-  PUBLIC_PROVIDER,
-  pageResult,
-  toProvider,
-  type VersionSink,
-} from './provider.queries.js';
+import { exactTimestamp, type PageResult, type Paging, pageResult } from './paging.js';
+import { PROVIDER_COLUMNS, type ProviderRow, PUBLIC_PROVIDER, toProvider } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 interface SortSpec {

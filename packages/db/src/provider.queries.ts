@@ -1,7 +1,11 @@
-import type { FollowedProvider, FollowResult, Provider, ProviderStats, UnfollowResult } from '@signal/core';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+/**
+ * Providers as the public reads them: the row a provider becomes on the wire, one provider's
+ * detail and its statistics. The listing is provider-list.queries.ts; follows, follow.queries.ts.
+ */
+import type { Provider, ProviderStats } from '@signal/core';
+import { type Kysely, sql } from 'kysely';
+import type { VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
-import { isForeignKeyViolation } from './errors.js';
 import type { Database } from './schema.js';
 
 export const PROVIDER_COLUMNS = [
@@ -46,103 +50,6 @@ export function toProvider(row: ProviderRow): Provider {
   };
 }
 
-export interface PageRequest {
-  page: number;
-  limit: number;
-}
-
-/** Where a cursor points: the sort key and id of the last item served. */
-export interface CursorAt {
-  /** null: the last item's sort key was null (nulls sort last). */
-  key: string | number | null;
-  id: number;
-}
-
-/**
- * Paging by page number, or after a cursor's position (`after`; then `page` is ignored and
- * answered as null). `seal` turns the last item's position into the next page's cursor; without
- * it there is none.
- */
-export interface Paging {
-  page?: number;
-  limit: number;
-  after?: CursorAt;
-  seal?: (at: CursorAt) => string;
-}
-
-export interface PageResult<T> {
-  items: T[];
-  page: number | null;
-  limit: number;
-  total: number;
-  totalPages: number;
-  nextCursor: string | null;
-}
-
-/** Receives the version of the data a read answered from (an ETag's source), when asked. */
-export interface VersionSink {
-  version?: string;
-}
-
-/** The envelope of every paged listing; nextCursor null unless given (the last page, or no cursors). */
-export function pageResult<T>(
-  items: T[],
-  request: { page?: number | null; limit: number },
-  total: number,
-  nextCursor: string | null = null,
-): PageResult<T> {
-  return {
-    items,
-    page: request.page ?? null,
-    limit: request.limit,
-    total,
-    totalPages: Math.ceil(total / request.limit),
-    nextCursor,
-  };
-}
-
-/** The catalogue total, kept exact by triggers: no count(*) over the table. */
-export async function countProviders(db: Kysely<Database>): Promise<number> {
-  return (await catalogueState(db)).total;
-}
-
-/**
- * The catalogue total and version in one read. The version (sum of the slots of migration
- * 0007) rises with every committed change of any provider, follows included.
- */
-export async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
-  const [row] = await runCompiled(db, 'catalogueState', [], () =>
-    db
-      .selectFrom('catalogue_counters')
-      .select(['provider_count', sql<string>`(select sum(version) from catalogue_versions)::text`.as('version')]),
-  );
-  return { total: Number(row?.provider_count ?? 0), version: row?.version ?? '0' };
-}
-
-/** The catalogue's version alone: what a list revalidation reads. */
-export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
-  return (await catalogueState(db)).version;
-}
-
-/** A provider's version alone (undefined if there is no such provider): a detail revalidation. */
-export async function providerVersion(db: Kysely<Database>, id: number): Promise<string | undefined> {
-  const [row] = await runCompiled(db, 'providerVersion', [id], (providerId) =>
-    db
-      .selectFrom('providers as p')
-      .select(sql<string>`p.version::text`.as('version'))
-      .where('p.id', '=', providerId)
-      .where(PUBLIC_PROVIDER),
-  );
-  return row?.version;
-}
-
-/**
- * created_at as the database compares it (microseconds, which a JS Date would round), in a
- * form independent of the session's DateStyle and TimeZone: the cursor's key for that sort.
- */
-export const exactTimestamp = (column: string) =>
-  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
 export async function findProvider(
   db: Kysely<Database>,
   id: number,
@@ -161,11 +68,6 @@ export async function findProvider(
 }
 
 const DAY_MS = 86_400_000;
-
-/** The number of public providers a user follows (archived ones are not counted). */
-export function followingCount(userId: RawBuilder<unknown>) {
-  return sql<number>`(select count(*) from follows f join providers p on p.id = f.provider_id where f.user_id = ${userId} and ${PUBLIC_PROVIDER})`;
-}
 
 interface ProviderStatsRow {
   id: number;
@@ -260,121 +162,4 @@ export async function findProviderStats(
       .where(PUBLIC_PROVIDER),
   );
   return row && toProviderStats(row);
-}
-
-/** A follow's (FollowResult) or an unfollow's (UnfollowResult) answer, or why there is none. */
-export type FollowOutcome<Result = FollowResult | UnfollowResult> = Result | 'provider-not-found' | 'user-not-found';
-
-/**
- * Reads the provider's count after a follow change, and whether the user still exists. An
- * archived provider cannot be followed (not found), but its followers may still unfollow it.
- */
-async function followState<const Following extends boolean>(
-  db: Kysely<Database>,
-  userId: number,
-  providerId: number,
-  following: Following,
-): Promise<FollowOutcome<{ providerId: number; following: Following; followerCount: number }>> {
-  const [row] = await runCompiled(db, 'followState', [userId, providerId], (user, provider) =>
-    db
-      .selectFrom('providers')
-      .select([
-        'follower_count',
-        sql<boolean>`archived_at is not null`.as('archived'),
-        sql<boolean>`exists (select 1 from users u where u.id = ${user})`.as('user_exists'),
-      ])
-      .where('id', '=', provider),
-  );
-  if (!row || (following && row.archived)) return 'provider-not-found';
-  if (!row.user_exists) return 'user-not-found';
-  return { providerId, following, followerCount: row.follower_count };
-}
-
-/**
- * Follows a public provider; repeating it changes nothing. The follows trigger raises the count
- * in the same transaction as the insert, and only when a row really was inserted. An archived
- * provider gets no new follow row (the insert selects nothing).
- */
-export async function followProvider(
-  db: Kysely<Database>,
-  input: { userId: number; providerId: number; now: Date },
-): Promise<FollowOutcome<FollowResult>> {
-  try {
-    await runCompiled(db, 'followProvider', [input.userId, input.providerId, input.now], (user, provider, at) =>
-      db
-        .insertInto('follows')
-        .columns(['user_id', 'provider_id', 'created_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('providers as p')
-            .select([eb.val(user).as('user_id'), 'p.id', eb.val(at).as('created_at')])
-            .where('p.id', '=', provider)
-            .where(PUBLIC_PROVIDER),
-        )
-        .onConflict((oc) => oc.columns(['user_id', 'provider_id']).doNothing()),
-    );
-  } catch (error) {
-    if (!isForeignKeyViolation(error)) throw error;
-    // The provider or the user does not exist; followState says which.
-  }
-  return followState(db, input.userId, input.providerId, true);
-}
-
-/** Unfollows a provider; repeating it changes nothing. */
-export async function unfollowProvider(
-  db: Kysely<Database>,
-  input: { userId: number; providerId: number },
-): Promise<FollowOutcome<UnfollowResult>> {
-  await runCompiled(db, 'unfollowProvider', [input.userId, input.providerId], (user, provider) =>
-    db.deleteFrom('follows').where('user_id', '=', user).where('provider_id', '=', provider),
-  );
-  return followState(db, input.userId, input.providerId, false);
-}
-
-/**
- * The public providers a user follows, newest follow first (ties by provider id), by page number
- * or after a cursor (keyset on the user's (created_at, provider_id) index). Follows of archived
- * providers are kept but neither listed nor counted.
- */
-export async function listFollowing(
-  db: Kysely<Database>,
-  request: Paging & { userId: number },
-): Promise<PageResult<FollowedProvider> | 'user-not-found'> {
-  const counted = await db
-    .selectFrom('users as u')
-    .select(followingCount(sql.ref('u.id')).as('total'))
-    .where('u.id', '=', request.userId)
-    .executeTakeFirst();
-  if (!counted) return 'user-not-found';
-  const total = Number(counted.total);
-  const { limit, after, seal } = request;
-  const page = after ? undefined : (request.page ?? 1);
-  const offset = ((page ?? 1) - 1) * limit;
-  if (!after && offset >= total) return pageResult([], { page, limit }, total);
-  let query = db
-    .selectFrom('follows as f')
-    .innerJoin('providers as p', 'p.id', 'f.provider_id')
-    .select([...PROVIDER_COLUMNS, 'f.created_at as followed_at', exactTimestamp('f.created_at').as('cursor_key')])
-    .where('f.user_id', '=', request.userId)
-    .where(PUBLIC_PROVIDER)
-    .orderBy('f.created_at', 'desc')
-    .orderBy('f.provider_id', 'desc');
-  if (after) {
-    query = query
-      .where(sql<boolean>`(f.created_at, f.provider_id) < (${after.key}::timestamptz, ${after.id})`)
-      .limit(limit + 1);
-  } else {
-    query = query.limit(limit).offset(offset);
-  }
-  const fetched = await query.execute();
-  const more = after ? fetched.length > limit : offset + fetched.length < total;
-  const rows = after && more ? fetched.slice(0, limit) : fetched;
-  const last = rows.at(-1);
-  const next = more && last && seal ? seal({ key: last.cursor_key, id: Number(last.id) }) : null;
-  return pageResult(
-    rows.map((row) => ({ ...toProvider(row), followedAt: row.followed_at.toISOString() })),
-    { page, limit },
-    total,
-    next,
-  );
 }

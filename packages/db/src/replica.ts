@@ -15,7 +15,7 @@ import type { Database } from './schema.js';
 const REPLICA_CONNECT_TIMEOUT_MS = 400;
 const REPLICA_QUERY_TIMEOUT_MS = 500;
 /** How often the probe measures the lag and, while the replica is out, tries it again. */
-export const REPLICA_PROBE_INTERVAL_MS = 2_000;
+const REPLICA_PROBE_INTERVAL_MS = 2_000;
 
 export type ReplicaEvent =
   | { kind: 'lag'; lagSeconds: number }

@@ -1,11 +1,11 @@
 /**
  * Service keys: created, listed and revoked by operators (/admin/keys), and looked up by the
- * digest of their secret on every request that presents one (apps/api/src/service-credential.ts).
+ * digest of their secret on every request that presents one (apps/api/src/procedures/service-credential.ts).
  */
 import type { Scope, ServiceKey } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { type PageResult, pageResult } from './provider.queries.js';
+import { type PageResult, pageResult } from './paging.js';
 import type { Database } from './schema.js';
 
 /** What a request's credential check needs of a key. */

@@ -5,11 +5,11 @@
 import type { Session } from '@signal/core';
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { exactTimestamp, type PageResult, type Paging, pageResult } from './provider.queries.js';
+import { exactTimestamp, newestFirstPage, type PageResult, type Paging } from './paging.js';
 import type { Database } from './schema.js';
 
 /** How often a session's lastUsedAt is written at most: a busy client does not write per request. */
-export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 export type SessionState = 'live' | 'revoked' | 'user-not-found';
 
@@ -86,41 +86,22 @@ export async function listSessions(
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', request.now);
   const counted = await live.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst();
-  const total = Number(counted?.total ?? 0);
-  const { limit, after, seal } = request;
-  const page = after ? undefined : (request.page ?? 1);
-  const offset = ((page ?? 1) - 1) * limit;
-  if (!after && offset >= total) return pageResult([], { page, limit }, total);
-  let query = live
-    .select([
-      's.id',
-      's.seq',
-      's.created_at',
-      's.last_used_at',
-      's.expires_at',
-      's.user_agent',
-      's.ip',
-      exactTimestamp('s.created_at').as('cursor_key'),
-    ])
-    .orderBy('s.created_at', 'desc')
-    .orderBy('s.seq', 'desc');
-  if (after) {
-    query = query
-      .where(sql<boolean>`(s.created_at, s.seq) < (${after.key}::timestamptz, ${after.id})`)
-      .limit(limit + 1);
-  } else {
-    query = query.limit(limit).offset(offset);
-  }
-  const fetched = await query.execute();
-  const more = after ? fetched.length > limit : offset + fetched.length < total;
-  const rows = after && more ? fetched.slice(0, limit) : fetched;
-  const last = rows.at(-1);
-  const next = more && last && seal ? seal({ key: last.cursor_key, id: Number(last.seq) }) : null;
-  return pageResult(
-    rows.map((row) => toSession(row, request.currentId)),
-    { page, limit },
-    total,
-    next,
+  const query = live.select([
+    's.id',
+    's.seq',
+    's.created_at',
+    's.last_used_at',
+    's.expires_at',
+    's.user_agent',
+    's.ip',
+    exactTimestamp('s.created_at').as('cursor_key'),
+  ]);
+  return newestFirstPage(
+    query,
+    request,
+    Number(counted?.total ?? 0),
+    { created: 's.created_at', id: 's.seq', idOf: (row) => Number(row.seq) },
+    (row) => toSession(row, request.currentId),
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Chain, LinkedWallet, User } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { followingCount } from './provider.queries.js';
+import { followingCount } from './follow.queries.js';
 import type { Database } from './schema.js';
 import { walletsColumn } from './wallet.queries.js';
 
@@ -42,13 +42,4 @@ export async function findUserById(db: Kysely<Database>, id: number): Promise<Us
       .where('id', '=', userId),
   );
   return row && toUser(row);
-}
-
-/**
- * Deletes a user; the cascade removes its follows and the follows trigger lowers each
- * provider's follower_count in the same transaction.
- */
-export async function deleteUser(db: Kysely<Database>, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
 }

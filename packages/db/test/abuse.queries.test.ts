@@ -1,17 +1,13 @@
+import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { hitRateLimit, purgeExpiredAuthState } from '../src/index.js';
-import { BACKENDS, type TestDatabase } from '../src/testing.js';
 import { freshNonce, useTestDatabase } from './support.js';
 
 const MINUTE = 60_000;
 
-describe.each(BACKENDS)('abuse limits on %s', (backend) => {
-  const db = useTestDatabase(backend);
-  let t: TestDatabase;
-  beforeAll(() => {
-    t = db();
-  });
+describeBackends('abuse limits on %s', (backend) => {
+  const t = useTestDatabase(backend);
 
   it('counts every hit of a window exactly, under concurrency, and starts again in the next one', async () => {
     const now = new Date('2026-11-23T10:00:30Z');

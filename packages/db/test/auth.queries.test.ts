@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { findUserById, isNonceUsed, migrateToLatest, recordNonceUseAndLogin } from '../src/index.js';
-import { BACKENDS, type TestDatabase } from '../src/testing.js';
 import { freshNonce, useTestDatabase } from './support.js';
 
-describe.each(BACKENDS)('auth queries on %s', (backend) => {
-  const db = useTestDatabase(backend);
-  let t: TestDatabase;
-  beforeAll(() => {
-    t = db();
-  });
+describeBackends('auth queries on %s', (backend) => {
+  const t = useTestDatabase(backend);
 
   it('migrates from empty, and a second run applies nothing', async () => {
     expect(await migrateToLatest(t.db)).toEqual([]);

@@ -1,8 +1,8 @@
+import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
-  countProviders,
-  deleteUser,
+  catalogueState,
   findProvider,
   followProvider,
   listFollowing,
@@ -10,8 +10,7 @@ import {
   seedDemoCatalogue,
   unfollowProvider,
 } from '../src/index.js';
-import { BACKENDS, type TestDatabase } from '../src/testing.js';
-import { useTestDatabase } from './support.js';
+import { type TestDatabase, useTestDatabase } from './support.js';
 
 /** Providers whose stored follower_count differs from their follow rows: must always be none. */
 async function countMismatches(t: TestDatabase): Promise<number> {
@@ -35,19 +34,15 @@ async function createUsers(t: TestDatabase, count: number): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-describe.each(BACKENDS)('catalogue queries on %s', (backend) => {
-  const db = useTestDatabase(backend);
-  let t: TestDatabase;
-  beforeAll(() => {
-    t = db();
-  });
+describeBackends('catalogue queries on %s', (backend) => {
+  const t = useTestDatabase(backend);
 
   it('seeds an empty catalogue once, with counts made of real follow rows', async () => {
     const seeded = await seedDemoCatalogue(t.db, { providers: 40 });
     expect(seeded?.providers).toBe(40);
     expect(seeded?.follows).toBeGreaterThan(0);
     expect(await seedDemoCatalogue(t.db, { providers: 40 })).toBeNull();
-    expect(await countProviders(t.db)).toBe(40);
+    expect((await catalogueState(t.db)).total).toBe(40);
     expect(await countMismatches(t)).toBe(0);
     // Every provider published a series (at least its first day).
     const published = await t.db
@@ -111,7 +106,9 @@ describe.each(BACKENDS)('catalogue queries on %s', (backend) => {
     for (const p of providers) await followProvider(t.db, { userId: user!, providerId: p.id, now: new Date() });
     const following = await listFollowing(t.db, { userId: user!, page: 1, limit: 10 });
     expect(following !== 'user-not-found' && following.total).toBe(3);
-    expect(await deleteUser(t.db, user!)).toBe(true);
+    // No procedure deletes a user; the row goes, and the cascade and the follows trigger do the rest.
+    const deleted = await t.db.deleteFrom('users').where('id', '=', user!).executeTakeFirst();
+    expect(deleted.numDeletedRows).toBe(1n);
     for (const p of providers) {
       expect((await findProvider(t.db, p.id))?.followerCount).toBe(p.followerCount);
     }

@@ -4,10 +4,11 @@
  * a schema change under a statement a pooled connection prepared before it. Off (the default),
  * nothing is prepared on the server: a transaction-mode pooler may hand the connection on.
  */
+
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle, findProvider, findProviderStats, migrateToLatest } from '../src/index.js';
-import { createScratchDatabase, type ScratchDatabase } from '../src/testing.js';
 
 describe('compiled queries on postgres', () => {
   let scratch: ScratchDatabase;

@@ -4,7 +4,8 @@
  * The feed, webhooks and the bus read these rows (apps/api/test/events.*.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describeBackends } from '@signal/test-support/vitest';
+import { expect, it } from 'vitest';
 import {
   appendEvents,
   followProvider,
@@ -16,15 +17,10 @@ import {
   sequenceEvents,
   unfollowProvider,
 } from '../src/index.js';
-import { BACKENDS, type TestDatabase } from '../src/testing.js';
 import { freshNonce, useTestDatabase } from './support.js';
 
-describe.each(BACKENDS)('events written on %s', (backend) => {
-  const db = useTestDatabase(backend);
-  let t: TestDatabase;
-  beforeAll(() => {
-    t = db();
-  });
+describeBackends('events written on %s', (backend) => {
+  const t = useTestDatabase(backend);
 
   /** The events written since `after` (a seq), oldest first: what the change wrote. */
   let seen = 0;

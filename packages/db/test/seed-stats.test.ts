@@ -5,10 +5,11 @@
  * −100 %, never a sum of per-signal returns), and the board has winners, losers, drawdowns and
  * young providers whose 90-day figure is still null. Checked over a seeded catalogue on each backend.
  */
+
+import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { seedDemoCatalogue } from '../src/index.js';
-import { BACKENDS } from '../src/testing.js';
 import { useTestDatabase } from './support.js';
 
 const DAY = 86_400_000;
@@ -48,11 +49,11 @@ function expectedFigures(series: { date: string; nav: number }[]) {
 const close = (a: number | null, b: number | null) =>
   a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
-describe.each(BACKENDS)('demo statistics on %s', (backend) => {
-  const db = useTestDatabase(backend);
+describeBackends('demo statistics on %s', (backend) => {
+  const t = useTestDatabase(backend);
 
   it('are the figures of a published series, with a spread a real board has', async () => {
-    const { db: kysely } = db();
+    const { db: kysely } = t;
     await seedDemoCatalogue(kysely, { providers: 300 });
     const providers = await kysely
       .selectFrom('providers')

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createDatabase,
   type DatabaseHandle,
@@ -11,7 +13,6 @@ import {
   recordNonceUseAndLogin,
 } from '../src/index.js';
 import { migrations } from '../src/migrations/index.js';
-import { BACKENDS, createScratchDatabase, type ScratchDatabase } from '../src/testing.js';
 import { freshNonce } from './support.js';
 
 const evm = (digit: string) => `0x${digit.repeat(40)}`;
@@ -21,7 +22,7 @@ const evm = (digit: string) => `0x${digit.repeat(40)}`;
  * migration numbered below 0011), given users and sessions as the previous release writes them,
  * then migrated.
  */
-describe.each(BACKENDS)('wallets per user on %s', (backend) => {
+describeBackends('wallets per user on %s', (backend) => {
   let handle: DatabaseHandle;
   let scratch: ScratchDatabase | undefined;
   beforeAll(async () => {

@@ -5,18 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createClient, createServiceClient } from '@signal/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failure, startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { failure, useApi } from './support/api.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-let api: TestApi;
 
-beforeAll(async () => {
-  api = await startApi('postgres', { ADMIN_KEY });
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi('postgres', { env: { ADMIN_KEY } });
 
 const day = (offset: number) => new Date(Date.now() - offset * 86_400_000).toISOString().slice(0, 10);
 

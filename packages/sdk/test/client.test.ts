@@ -3,18 +3,11 @@
  * imported by its package name, so this runs the built output as a user would.
  */
 import { createClient, type Provider } from '@signal/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingFetch, SEEDED_PROVIDERS, startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { recordingFetch, SEEDED_PROVIDERS, useApi } from './support/api.js';
 import { signerKinds } from './support/wallets.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 describe.each(signerKinds)('$kind', ({ make }) => {
   it('signs in (nonce → sign → verify) and stores the token', async () => {

@@ -7,18 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type SignalApiError, type Signer } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failure, startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { failure, useApi } from './support/api.js';
 import { countingSigner } from './support/wallets.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 function expectApiError(error: SignalApiError, code: string, status: number) {
   expect({ code: error.code, status: error.status, name: error.name }).toEqual({

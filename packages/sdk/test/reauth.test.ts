@@ -8,18 +8,11 @@ import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
 import { Keypair } from '@solana/web3.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, recordingFetch, startApi, type TestApi, TOKEN_LIFETIME_MS } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, recordingFetch, TOKEN_LIFETIME_MS, useApi } from './support/api.js';
 import { countingSigner } from './support/wallets.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 /** Runs `body` with the server clock moved by `ms`, then moves it back. */
 async function withClockMovedBy<T>(ms: number, body: () => Promise<T>): Promise<T> {

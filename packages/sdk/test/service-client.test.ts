@@ -7,18 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { createClient, createServiceClient, type Follower, SignalApiError } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { useApi } from './support/api.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-let api: TestApi;
 
-beforeAll(async () => {
-  api = await startApi('postgres', { ADMIN_KEY });
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi('postgres', { env: { ADMIN_KEY } });
 
 async function failure(promise: Promise<unknown>): Promise<SignalApiError> {
   try {

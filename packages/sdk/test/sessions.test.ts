@@ -17,18 +17,11 @@ import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
 import { Keypair } from '@solana/web3.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failure, recordingFetch, startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { failure, recordingFetch, useApi } from './support/api.js';
 import { countingSigner } from './support/wallets.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 const newWallet = (): Signer => evmSigner(privateKeyToAccount(generatePrivateKey()));
 

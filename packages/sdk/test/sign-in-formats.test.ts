@@ -10,16 +10,10 @@ import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, parseSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from './support/api.js';
+import { useApi } from './support/api.js';
 import { signerKinds } from './support/wallets.js';
 
-let api: TestApi;
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 /** Records every message a signer is asked to sign. */
 function recording(inner: Signer) {

@@ -12,17 +12,10 @@ import {
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingFetch, startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { recordingFetch, useApi } from './support/api.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi();
 
 /** The Web Storage interface over a Map, standing in for a browser's localStorage in Node. */
 class MapStorage implements KeyValueStorage {

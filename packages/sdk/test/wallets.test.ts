@@ -8,20 +8,14 @@ import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
 import { Keypair } from '@solana/web3.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from './support/api.js';
+import { describe, expect, it } from 'vitest';
+import { useApi } from './support/api.js';
 
 const evm = (): Signer => evmSigner(privateKeyToAccount(generatePrivateKey()));
 const solana = (): Signer => solanaSigner(Keypair.generate());
 
 describe.each(['postgres', 'pglite'] as const)('linked wallets through the SDK on %s', (backend) => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi(backend);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi(backend);
 
   const client = (signer: Signer) => createClient({ baseUrl: api.url, signer });
 

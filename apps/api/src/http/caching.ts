@@ -18,11 +18,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
 import { catalogueVersion, type Database, performanceVersion, providerVersion, type VersionSink } from '@signal/db';
 import type { Kysely } from 'kysely';
-import type { Services } from '../context.js';
-import { buildOpenApiDocument } from '../openapi.js';
-import { providerListPaging } from '../paging.js';
-import { countCatalogueRead } from '../rate-limit.js';
-import { readCatalogue } from '../read-replica.js';
+import { buildOpenApiDocument } from '../openapi/document.js';
+import type { Services } from '../procedures/context.js';
+import { providerListPaging } from '../procedures/paging.js';
+import { countCatalogueRead } from '../procedures/rate-limit.js';
+import { readCatalogue } from '../procedures/read-replica.js';
 import { sendJson } from './respond.js';
 
 /**

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import { isIP, type Socket } from 'node:net';
-import { rateLimitKey, type TrustProxy } from '../client-address.js';
+import { rateLimitKey, type TrustProxy } from '../wire/client-address.js';
 
 export interface ConnectionLimits {
   /**

@@ -14,8 +14,8 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@signal/core';
 import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { runProcedure } from '../run-procedure.js';
-import { bodyLimitOf } from './body.js';
+import { runProcedure } from '../fast-path/run-procedure.js';
+import { bodyLimitOf } from '../wire/body.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

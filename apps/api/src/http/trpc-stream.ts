@@ -14,8 +14,8 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AnyRouter, getTRPCErrorFromUnknown } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { toWireError, type WireError } from '../errors.js';
-import { procedureAt } from '../run-procedure.js';
+import { procedureAt } from '../fast-path/run-procedure.js';
+import { toWireError, type WireError } from '../wire/errors.js';
 
 export interface TrpcStreamOptions {
   router: AnyRouter;

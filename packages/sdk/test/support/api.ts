@@ -1,13 +1,13 @@
 /**
- * Starts the real API (the built @signal/api) on a free port against a scratch PostgreSQL
- * database (or PGlite), with a clock the test can move to reach token expiry.
+ * The real API (the built @signal/api, as a user of the SDK meets it) started by the shared test
+ * support: on a free port against a scratch PostgreSQL database (or PGlite), with a clock the
+ * test can move to reach token expiry, and a demo catalogue of SEEDED_PROVIDERS.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServer, loadConfig } from '@signal/api';
-import { createScratchDatabase } from '@signal/db/testing';
+import { type Config, createServer, loadConfig } from '@signal/api';
+import { createDatabase, type DatabaseHandle } from '@signal/db';
 import { isSignalApiError, SignalApiError } from '@signal/sdk';
+import { apiStarter, type Backend, type TestApi as StartedApi, type StartOptions } from '@signal/test-support';
+import { startedForTests } from '@signal/test-support/vitest';
 import { expect } from 'vitest';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -15,51 +15,19 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const TOKEN_LIFETIME_MS = 30 * DAY_MS;
 export const SEEDED_PROVIDERS = 30;
 
-export interface TestApi {
-  url: string;
-  /** Moves the server's clock (nonce and token expiry) by this many milliseconds. */
-  advanceClock(ms: number): void;
-  stop(): Promise<void>;
-}
+export type TestApi = StartedApi<Config, DatabaseHandle>;
+
+const startApi: (backend: Backend, options?: StartOptions<never>) => Promise<TestApi> = apiStarter(
+  { createServer, loadConfig, createDatabase },
+  { SEED_PROVIDERS: String(SEEDED_PROVIDERS) },
+);
 
 /**
- * On PostgreSQL (a scratch database) by default, or on an embedded PGlite in DATA_DIR; `env`: more
- * configuration, e.g. `{ ADMIN_KEY }` for the service client's tests.
+ * The file's (or describe block's) API: started before its first test, stopped after its last;
+ * on PostgreSQL by default. `options.env`: more configuration, e.g. `{ ADMIN_KEY }`.
  */
-export async function startApi(
-  backend: 'postgres' | 'pglite' = 'postgres',
-  env: Record<string, string> = {},
-): Promise<TestApi> {
-  let offset = 0;
-  const scratch = backend === 'postgres' ? await createScratchDatabase() : undefined;
-  const dataDir = await mkdtemp(join(tmpdir(), 'signal-sdk-test-'));
-  const config = loadConfig({
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    SEED_PROVIDERS: String(SEEDED_PROVIDERS),
-    AUTH_RATE_LIMIT_PER_MINUTE: '0',
-    // Every test signs in fresh wallets from one address: the new-account limit would refuse them.
-    NEW_USER_RATE_LIMIT_PER_HOUR: '0',
-    NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: '0',
-    FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
-    READ_RATE_LIMIT_PER_MINUTE: '0',
-    DATA_DIR: dataDir,
-    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    ...env,
-  });
-  const server = createServer({ config, now: () => new Date(Date.now() + offset) });
-  const running = await server.start();
-  return {
-    url: running.url,
-    advanceClock(ms) {
-      offset += ms;
-    },
-    async stop() {
-      await server.stop();
-      await scratch?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+export function useApi(backend: Backend = 'postgres', options: StartOptions<never> = {}): TestApi {
+  return startedForTests(() => startApi(backend, options));
 }
 
 /**

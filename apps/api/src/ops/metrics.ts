@@ -1,0 +1,202 @@
+/**
+ * Prometheus metrics (prom-client), off unless METRICS=true (served at /metrics on the API's
+ * port) or METRICS_PORT (served on a listener of its own). One registry per server, so several
+ * servers in one process (tests) keep their own counts.
+ *
+ * Labels are bounded: a request's route is the template it matched (`/providers/{id}`), a tRPC
+ * procedure name the router knows, a fixed path of this service, or `(none)` — never the raw
+ * URL, which a client chooses.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DomainError } from '@signal/core';
+import type { DatabaseHandle } from '@signal/db';
+import type { Registry } from 'prom-client';
+import { sendError } from '../http/respond.js';
+import { toWireError } from '../wire/errors.js';
+
+/** The route label of a request no route served (404s, CORS preflights, malformed targets). */
+export const NO_ROUTE = '(none)';
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Seconds; from a cached answer (well under a millisecond) to the 10 s statement timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Starts timing a request; its route is what setRoute said by the time it finishes. */
+  observe(req: IncomingMessage, res: ServerResponse): void;
+  /** One POST /auth/verify (REST or tRPC) answered: `success` or the contract's error code. */
+  signIn(outcome: string): void;
+  /** One contract-wallet check on the chain node ended so (ChainCheckOutcome in core's evm-chain). */
+  chainCheck(outcome: string): void;
+  /**
+   * A gauge read at every scrape, for figures other modules own (a replica's lag, say):
+   * `metrics.gauge('signal_db_replica_lag_seconds', 'Replay lag of the read replica', () => lag)`.
+   */
+  gauge(name: string, help: string, read: () => number | Promise<number>): void;
+  /** The text of a scrape and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+  /** Serves GET /metrics (and nothing else) on its own listener. */
+  listen(port: number, host: string): Promise<{ url: string; close(): Promise<void> }>;
+}
+
+interface RoutedRequest extends IncomingMessage {
+  route?: string;
+}
+
+/** Names the route a request took, for its metrics label (a template, never the raw path). */
+export function setRoute(req: IncomingMessage, route: string): void {
+  (req as RoutedRequest).route = route;
+}
+
+/**
+ * The route label of a `/trpc/<path>` request: the procedure when the router has it, `(batch)`
+ * for several (`a,b`), `(unknown)` otherwise, so a client cannot mint label values.
+ */
+export function trpcRoute(path: string, procedures: Record<string, unknown>): string {
+  if (Object.hasOwn(procedures, path)) return `/trpc/${path}`;
+  return path.includes(',') ? '/trpc/(batch)' : '/trpc/(unknown)';
+}
+
+/**
+ * prom-client is loaded here, on first use, so a server with metrics off (the default) does not
+ * pay for loading it at start.
+ */
+export async function createMetrics(database: DatabaseHandle): Promise<Metrics> {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import('prom-client');
+  const registry = new Registry();
+  // Process figures: CPU, memory, heap, GC, handles, and the event loop's lag (a histogram of
+  // its delay, reported as min/max/mean/percentiles, plus the lag at the scrape).
+  collectDefaultMetrics({ register: registry });
+
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to its last byte written, by method, route template and status; _count is the number of requests',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  // Children by label values: observing through one skips prom-client's per-call hashing of
+  // the label object.
+  const children = new Map<string, ReturnType<typeof duration.labels>>();
+
+  const signIns = new Counter({
+    name: 'signal_sign_ins_total',
+    help: 'Sign-in attempts (POST /auth/verify, REST and tRPC) by outcome: success or the error code answered',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  signIns.inc({ outcome: 'success' }, 0);
+
+  const chainChecks = new Counter({
+    name: 'signal_chain_checks_total',
+    help:
+      'Contract-wallet signature checks by outcome: valid, invalid, failed (one eth_call each, after an eth_getCode ' +
+      'for a plain signature), no-code (one eth_getCode); no node call: no-code-known, invalid-known, shared, busy',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'signal_db_pool_connections',
+    help: 'Database connections of the pg pool by state: total (open), idle, waiting (requests queued for one); PGlite: one embedded connection',
+    labelNames: ['pool', 'state'] as const,
+    registers: [registry],
+    collect() {
+      const stats = database.poolStats();
+      this.reset();
+      this.set({ pool: 'primary', state: 'total' }, stats.total);
+      if (stats.idle !== undefined) this.set({ pool: 'primary', state: 'idle' }, stats.idle);
+      if (stats.waiting !== undefined) this.set({ pool: 'primary', state: 'waiting' }, stats.waiting);
+    },
+  });
+  new Gauge({
+    name: 'signal_db_pool_max',
+    help: 'The most connections the pool opens (DATABASE_POOL_SIZE; 1 for PGlite)',
+    labelNames: ['pool', 'backend'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.set({ pool: 'primary', backend: database.backend }, database.poolStats().max);
+    },
+  });
+
+  const metrics: Metrics = {
+    registry,
+    observe(req, res) {
+      const started = performance.now();
+      res.once('finish', () => {
+        const method = METHODS.has(req.method ?? '') ? (req.method as string) : 'other';
+        const route = (req as RoutedRequest).route ?? NO_ROUTE;
+        const key = `${method} ${route} ${res.statusCode}`;
+        let child = children.get(key);
+        if (!child) {
+          child = duration.labels(method, route, String(res.statusCode));
+          children.set(key, child);
+        }
+        child.observe((performance.now() - started) / 1000);
+      });
+    },
+    signIn(outcome) {
+      signIns.inc({ outcome });
+    },
+    chainCheck(outcome) {
+      chainChecks.inc({ outcome });
+    },
+    gauge(name, help, read) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(await read());
+        },
+      });
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    async listen(port, host) {
+      const server: Server = createHttpServer((req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        const path = (req.url ?? '').split('?')[0];
+        if (path !== '/metrics' || req.method !== 'GET') {
+          sendError(res, toWireError(new DomainError('NOT_FOUND', 'This listener serves GET /metrics only')));
+          return;
+        }
+        void answerScrape(metrics, res);
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      return {
+        url: `http://${shownHost}:${address.port}/metrics`,
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      };
+    },
+  };
+  return metrics;
+}
+
+/** Answers a scrape; a collector that fails is a 500 in the contract's shape, never a crash. */
+export async function answerScrape(metrics: Metrics, res: ServerResponse): Promise<void> {
+  try {
+    const { contentType, body } = await metrics.scrape();
+    res.writeHead(200, { 'Content-Type': contentType });
+    res.end(body);
+  } catch (error) {
+    sendError(res, toWireError(error));
+  }
+}

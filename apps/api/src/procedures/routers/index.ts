@@ -1,0 +1,31 @@
+import { useCompiledAnswerChecks } from '../../fast-path/answer-checks.js';
+import { mergeRouters, router } from '../trpc.js';
+import { adminKeysRouter } from './admin-keys.router.js';
+import { authRouter } from './auth.router.js';
+import { eventsRouter } from './events.router.js';
+import { followersRouter } from './followers.router.js';
+import { meRouter } from './me.router.js';
+import { providerWritesRouter } from './provider-writes.router.js';
+import { providersRouter } from './providers.router.js';
+import { sessionsRouter } from './sessions.router.js';
+import { walletsRouter } from './wallets.router.js';
+
+export const appRouter = router({
+  auth: authRouter,
+  me: meRouter,
+  providers: mergeRouters(providersRouter, providerWritesRouter),
+  sessions: sessionsRouter,
+  wallets: walletsRouter,
+  keys: adminKeysRouter,
+  events: eventsRouter,
+  followers: followersRouter,
+});
+
+/**
+ * Every answer is checked against its schema by compiled code first, zod after when that is not
+ * sure (answer-checks.ts). These procedures' answer schemas are beyond the compiler: zod alone.
+ */
+export const answersCheckedByZodAlone = useCompiledAnswerChecks(appRouter);
+
+/** The router's type: what the SDK's tRPC client infers every call from. */
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,164 @@
+import {
+  DomainError,
+  FollowResultSchema,
+  ProviderIdParamsSchema,
+  ProviderListQuerySchema,
+  ProviderPageSchema,
+  ProviderSchema,
+  ProviderStatsSchema,
+  UnfollowResultSchema,
+} from '@signal/core';
+import {
+  type FollowOutcome,
+  findProvider,
+  findProviderStats,
+  followProvider,
+  listProviders,
+  unfollowProvider,
+} from '@signal/db';
+import * as examples from '../examples.js';
+import { providerListPaging } from '../paging.js';
+import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
+import { readCatalogue } from '../read-replica.js';
+import { router, walletNotFound } from '../trpc.js';
+
+export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+
+function followResult<Result>(outcome: FollowOutcome<Result>, providerId: number): Result {
+  if (outcome === 'provider-not-found') throw providerNotFound(providerId);
+  if (outcome === 'user-not-found') throw walletNotFound();
+  return outcome;
+}
+
+export const providersRouter = router({
+  list: readLimitedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers',
+        tags: ['providers'],
+        summary: 'List providers',
+        description:
+          'A page of the catalogue. Sorted by followerCount (default), createdAt, name (by code point), id, or a ' +
+          'performance figure (roi7d, roi30d, roi90d, roiAll, maxDrawdown, winRate, tradingDays; a provider ' +
+          'without the figure comes last in both orders), desc (default) or asc; ties are broken by id in the same ' +
+          'direction, so pages never repeat or skip a provider. Past the last page the items are empty. Unknown ' +
+          'query parameters are ignored. ' +
+          'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page: the next page at the same cost at ' +
+          'any depth, and a walk by cursor never repeats or skips a provider whose sort key did not change meanwhile ' +
+          '(`page` is then null). Filters, each optional, combine with AND and with any sort: `q` (name search), ' +
+          '`minRoi30dPct`, `maxDrawdownPct`, `minWinRate`, `minTradingDays`, `minFollowers` (a provider without ' +
+          'the figure fails a filter on it); `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
+          'alone it continues them; sent with a sort or any filter, the filter set must be the same (else 400). ' +
+          'Without a token the answer carries an ETag and a short public Cache-Control.',
+        protect: false,
+        example: {
+          // No filter: /docs prefills "Try it out" with the example, which should list the whole catalogue.
+          request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
+          response: examples.providerPage,
+        },
+      },
+      errors: ['RATE_LIMITED'],
+    })
+    .input(ProviderListQuerySchema)
+    .output(ProviderPageSchema)
+    .query(({ input, ctx }) =>
+      readCatalogue(ctx, (db) => listProviders(db, providerListPaging(ctx.services.cursors, input), ctx.cache)),
+    ),
+
+  get: readLimitedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers/{id}',
+        tags: ['providers'],
+        summary: 'One provider',
+        description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
+        protect: false,
+        example: { request: { id: examples.provider.id }, response: examples.provider },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(ProviderIdParamsSchema)
+    .output(ProviderSchema)
+    .query(async ({ input, ctx }) => {
+      const provider = await readCatalogue(ctx, (db) => findProvider(db, input.id, ctx.cache));
+      if (!provider) throw providerNotFound(input.id);
+      return provider;
+    }),
+
+  stats: readLimitedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/providers/{id}/stats',
+        tags: ['providers'],
+        summary: 'Statistics of a provider',
+        description:
+          'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
+          '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
+        protect: false,
+        example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(ProviderIdParamsSchema)
+    .output(ProviderStatsSchema)
+    .query(async ({ input, ctx }) => {
+      const stats = await readCatalogue(ctx, (db) => findProviderStats(db, input.id, ctx.services.now()));
+      if (!stats) throw providerNotFound(input.id);
+      return stats;
+    }),
+
+  follow: followLimitedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/providers/{id}/follow',
+        tags: ['providers'],
+        summary: 'Follow a provider',
+        description:
+          'Makes the signed-in user follow the provider and returns its new follower count. Takes no body. ' +
+          'Idempotent: following again changes nothing and returns the same body.',
+        protect: true,
+        example: { request: { id: examples.followResult.providerId }, response: examples.followResult },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(ProviderIdParamsSchema)
+    .output(FollowResultSchema)
+    .mutation(async ({ input, ctx }) =>
+      followResult(
+        await followProvider(ctx.services.database.db, {
+          userId: ctx.auth.userId,
+          providerId: input.id,
+          now: ctx.services.now(),
+        }),
+        input.id,
+      ),
+    ),
+
+  unfollow: followLimitedProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/providers/{id}/follow',
+        tags: ['providers'],
+        summary: 'Unfollow a provider',
+        description:
+          'Makes the signed-in user stop following the provider and returns its new follower count. ' +
+          'Idempotent: unfollowing again changes nothing and returns the same body.',
+        protect: true,
+        example: { request: { id: examples.unfollowResult.providerId }, response: examples.unfollowResult },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(ProviderIdParamsSchema)
+    .output(UnfollowResultSchema)
+    .mutation(async ({ input, ctx }) =>
+      followResult(
+        await unfollowProvider(ctx.services.database.db, { userId: ctx.auth.userId, providerId: input.id }),
+        input.id,
+      ),
+    ),
+});

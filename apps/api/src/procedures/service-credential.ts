@@ -1,0 +1,107 @@
+/**
+ * Who a Bearer credential is, when it is not a user's token: `ADMIN_KEY` (every scope) or a
+ * service key (`sgk_…`, looked up by the SHA-256 of its secret). Shared by the scoped routes
+ * (service-auth.ts), which need one, and the user routes (trpc.ts), which refuse one.
+ *
+ * Revocation and expiry hold from the next request on every server: each request with a key
+ * reads the key's row (one indexed read by its digest, a prepared statement on PostgreSQL).
+ * The lookup is by digest, so its timing says nothing about the secret; the digest read is
+ * compared again in constant time. last_used_at is gathered in memory (service-key-usage.ts).
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import {
+  DomainError,
+  SCOPES,
+  type Scope,
+  SERVICE_KEY_PATTERN,
+  SERVICE_KEY_PREFIX,
+  SERVICE_KEY_START_LENGTH,
+} from '@signal/core';
+import { findServiceKeyByHash } from '@signal/db';
+import type { Config } from '../config/config.js';
+import type { Services } from './context.js';
+import { serviceKeyUsage } from './service-key-usage.js';
+
+/** A service credential, as procedures see it in ctx.serviceKey. */
+export interface ServiceKeyIdentity {
+  /** The key's id; `admin` for ADMIN_KEY. */
+  id: string;
+  name: string;
+  scopes: readonly Scope[];
+}
+
+export const ADMIN_IDENTITY: ServiceKeyIdentity = Object.freeze({
+  id: 'admin',
+  name: 'ADMIN_KEY',
+  scopes: Object.freeze([...SCOPES]),
+});
+
+const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
+
+/** The Bearer credential of a request; 401 when there is none or the header is malformed. */
+export function bearerToken(req: IncomingMessage): string {
+  const header = req.headers.authorization;
+  if (!header) {
+    throw new DomainError('UNAUTHORIZED', 'Authorization header with a Bearer token is required', {
+      challenge: {},
+    });
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    throw new DomainError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"', {
+      challenge: { error: 'invalid_request' },
+    });
+  }
+  return match[1];
+}
+
+export const unknownServiceKey = () =>
+  new DomainError('UNAUTHORIZED', 'This service key is unknown, revoked or expired', {
+    challenge: { error: 'invalid_token', description: 'unknown, revoked or expired key' },
+  });
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** The stored form of a key's secret: base64url of its SHA-256. */
+export function hashServiceKey(key: string): string {
+  return digest(key).toString('base64url');
+}
+
+/** A new key: the secret (shown once), its digest (stored) and its first characters. */
+export function generateServiceKey(): { key: string; secretHash: string; start: string } {
+  const key = `${SERVICE_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return { key, secretHash: hashServiceKey(key), start: key.slice(0, SERVICE_KEY_START_LENGTH) };
+}
+
+const adminDigests = new WeakMap<Config, Buffer | null>();
+
+/** Constant-time: both sides are hashed first, so neither length nor content leaks by timing. */
+function isAdminKey(config: Config, token: string): boolean {
+  let admin = adminDigests.get(config);
+  if (admin === undefined) {
+    admin = config.adminKey ? digest(config.adminKey) : null;
+    adminDigests.set(config, admin);
+  }
+  return admin !== null && timingSafeEqual(admin, digest(token));
+}
+
+/**
+ * ADMIN_KEY's or a live key's identity; `unknown` for a key-shaped credential that is not a
+ * live key (never existed, revoked, expired); `not-a-key` for anything else (a user's token).
+ */
+export async function resolveServiceCredential(
+  services: Pick<Services, 'config' | 'database' | 'now' | 'log'>,
+  token: string,
+): Promise<ServiceKeyIdentity | 'unknown' | 'not-a-key'> {
+  if (isAdminKey(services.config, token)) return ADMIN_IDENTITY;
+  if (!token.startsWith(SERVICE_KEY_PREFIX)) return 'not-a-key';
+  if (!SERVICE_KEY_PATTERN.test(token)) return 'unknown';
+  const secretHash = hashServiceKey(token);
+  const record = await findServiceKeyByHash(services.database.db, secretHash);
+  if (!record || !timingSafeEqual(Buffer.from(record.secretHash), Buffer.from(secretHash))) return 'unknown';
+  const now = services.now();
+  if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt <= now)) return 'unknown';
+  serviceKeyUsage(services).used(record.id, now);
+  return { id: record.id, name: record.name, scopes: record.scopes };
+}

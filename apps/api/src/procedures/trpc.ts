@@ -1,0 +1,99 @@
+import { DomainError, type ErrorCode, type Scope } from '@signal/core';
+import type { TokenClaims } from '@signal/core/token';
+import { touchAndCheckSession } from '@signal/db';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { toWireError } from '../wire/errors.js';
+import { trpcErrorShape } from '../wire/trpc-errors.js';
+import type { Context } from './context.js';
+import { bearerToken, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
+
+/**
+ * Procedure metadata: trpc-to-openapi's `openapi` block with an `example` of the request and
+ * the answer (openapi.ts puts them in the document), plus `errors`, the contract codes the
+ * procedure itself throws. The OpenAPI document lists them with the codes every route of its
+ * kind can answer (validation, auth, body size, rate limit, 500, 503; see openapi.ts).
+ */
+export type Meta = OpenApiMeta<{
+  errors?: ErrorCode[];
+  /** Set by scopedProcedure: the route takes a service key with this scope (openapi.ts reads it). */
+  scope?: Scope;
+  /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
+  maxBodyBytes?: number;
+  openapi?: {
+    example?: { request?: Record<string, unknown>; response?: unknown };
+    /** The REST status of a success when it is not 200 (201 for a POST that creates). */
+    successStatus?: 201;
+  };
+}>;
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
+    // Its JSON-RPC code follows the status (a 404 reads as NOT_FOUND, not as an internal error).
+    errorFormatter: ({ shape, error }) => trpcErrorShape(toWireError(error), shape.data.path),
+    // events.stream (server-sent events): a ping every 15 s keeps proxies from closing a quiet
+    // stream, and tells tRPC's client to reconnect (with its last event id) after 40 s of silence.
+    sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
+  });
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+/** A reusable procedure middleware (e.g. write-transaction.ts's writeTransaction). */
+export const middleware = t.middleware;
+/** One namespace from several routers' procedures (e.g. the public and the operator's providers.*). */
+export const mergeRouters = t.mergeRouters;
+
+/**
+ * The base of the sign-in procedures: counts every auth.verify outcome for the metrics. First
+ * in the chain, so rate-limited and malformed attempts are counted with their codes too.
+ */
+export const signInProcedure = t.procedure.use(async ({ ctx, path, next }) => {
+  const metrics = ctx.services.metrics;
+  if (!metrics || path !== 'auth.verify') return next();
+  const result = await next();
+  metrics.signIn(result.ok ? 'success' : toWireError(result.error).body.code);
+  return result;
+});
+
+export const walletNotFound = () =>
+  new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
+
+/**
+ * The claims of the request's bearer token, once its session is found live: the token's
+ * signature is checked in memory (and remembered), its session in the database on every
+ * request, so a sign-out on any server refuses the token everywhere from the next request on.
+ * A service key (ADMIN_KEY included) is a valid credential but not a user's: 403. Also called
+ * by public procedures that need a user for one of their options (auth.nonce's `purpose=link`).
+ */
+export async function authenticate(ctx: Context): Promise<TokenClaims> {
+  const token = bearerToken(ctx.req);
+  const credential = await resolveServiceCredential(ctx.services, token);
+  if (credential === 'unknown') throw unknownServiceKey();
+  if (credential !== 'not-a-key') {
+    throw new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");
+  }
+  const { tokens, database, now } = ctx.services;
+  const auth: TokenClaims = await tokens.verify(token);
+  const state = await touchAndCheckSession(database.db, {
+    sessionId: auth.sessionId,
+    userId: auth.userId,
+    now: now(),
+  });
+  if (state === 'revoked') {
+    throw new DomainError('SESSION_REVOKED', 'this session was signed out; sign in again', {
+      challenge: { error: 'invalid_token', description: 'session revoked' },
+    });
+  }
+  if (state === 'user-not-found') throw walletNotFound();
+  return auth;
+}
+
+/** Requires a valid bearer token of a live session (see authenticate); the claims go in ctx.auth. */
+export const requireUser = t.middleware(async ({ ctx, next }) =>
+  next({ ctx: { ...ctx, auth: await authenticate(ctx) } }),
+);
+
+export const authedProcedure = t.procedure.use(requireUser);

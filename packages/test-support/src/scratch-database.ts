@@ -1,0 +1,60 @@
+/**
+ * Throwaway databases for tests: each test file gets a database of its own on the real
+ * PostgreSQL server (or an in-memory PGlite), so files run in parallel without sharing rows.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { reroute } from './local-servers.js';
+
+/** The two database backends every suite runs on (the service's own `Backend`). */
+export type Backend = 'postgres' | 'pglite';
+
+/** The server tests use; CI and the machine's PostgreSQL answer here with trust auth. */
+export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The URL a service under test connects with: through the pooler named by TEST_POOLER_URL
+ * (a transaction-mode PgBouncer in front of the test server) when set, so the same tests run
+ * again through it; else `url` itself. Only URLs of the test server are rerouted (a test's own
+ * proxy keeps its address). Databases are still created and inspected directly.
+ */
+export function serviceDatabaseUrl(url: string): string {
+  const pooler = process.env.TEST_POOLER_URL;
+  if (!pooler) return url;
+  const admin = new URL(TEST_ADMIN_URL);
+  const target = new URL(url);
+  if (target.hostname !== admin.hostname || target.port !== admin.port) return url;
+  return reroute(url, pooler);
+}
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(adminUrl = TEST_ADMIN_URL): Promise<ScratchDatabase> {
+  const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export const BACKENDS: Backend[] = ['postgres', 'pglite'];
