@@ -24,7 +24,9 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 let nats: NatsConnection;
 let jsm: JetStreamManager;
 beforeAll(async () => {
-  nats = await connect({ servers: NATS_URL, timeout: 5_000 });
+  nats = await connect({ servers: NATS_URL, timeout: 5_000 }).catch((error: Error) => {
+    throw new Error(`NATS JetStream is not reachable at ${NATS_URL} (${error.message}); CI starts it (.ci/run)`);
+  });
   jsm = await jetstreamManager(nats);
 });
 afterAll(async () => {
