@@ -9,7 +9,9 @@ let connection;
 try {
   connection = await connect({ servers: url, timeout: 5_000, maxReconnectAttempts: 0 });
 } catch (error) {
-  console.error(`NATS is not reachable at ${url} (${error.message}): the event bus tests need a NATS server with JetStream there`);
+  console.error(
+    `NATS is not reachable at ${url} (${error.message}): the event bus tests need a NATS server with JetStream there`,
+  );
   process.exit(1);
 }
 try {

@@ -8,6 +8,7 @@
  */
 import { toSignalApiError } from './api-error.js';
 import { type CatalogueWriteMethods, catalogueWriteMethods } from './catalogue-writes.js';
+import type { EventStreamOptions } from './event-stream.js';
 import { createTransport } from './transport.js';
 import { walk } from './walk.js';
 import type {
@@ -18,6 +19,7 @@ import type {
   ProviderId,
   RevokedServiceKey,
   ServiceKeyPage,
+  SignalEvent,
 } from './wire.types.js';
 
 export interface ServiceClientOptions {
@@ -48,6 +50,15 @@ export interface SignalServiceClient extends CatalogueWriteMethods {
    * followed before the walk and stays is seen exactly once.
    */
   followers(providerId: ProviderId, options?: { limit?: number }): AsyncIterableIterator<Follower>;
+  events: {
+    /**
+     * The `events.stream` subscription (`events:read`) as an async iterator: every event from
+     * now on, or right after the event id `after`, in feed order, each once; reconnects by
+     * itself. `for await (const event of service.events.stream({ after: lastId, signal }))`.
+     * Ends with a SignalApiError when the API refuses (key, scope, unknown `after`).
+     */
+    stream(options?: EventStreamOptions): AsyncGenerator<SignalEvent, void, undefined>;
+  };
 }
 
 export function createServiceClient(options: ServiceClientOptions): SignalServiceClient {
@@ -68,5 +79,14 @@ export function createServiceClient(options: ServiceClientOptions): SignalServic
     followers: (id, { limit = 1000 } = {}) =>
       walk((query: { cursor?: string }) => followersPage(id, { limit, ...query }), {}),
     ...catalogueWriteMethods(trpc, options.key),
+    events: {
+      async *stream(streamOptions) {
+        // Loaded on first use: the reader is not in the core bundle (event-stream.ts).
+        const { readEventStream } = await import('./event-stream.js');
+        yield* readEventStream(baseUrl, options.key, options.fetch, streamOptions ?? {}, (shape) =>
+          toSignalApiError(shape, baseUrl),
+        );
+      },
+    },
   };
 }

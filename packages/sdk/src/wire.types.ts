@@ -98,3 +98,10 @@ export type RevokedServiceKey = Outputs['keys']['revoke'];
 export type Follower = Outputs['followers']['list']['items'][number];
 /** A page of a provider's followers by user id (`GET /providers/{id}/followers`). */
 export type FollowerPage = Outputs['followers']['list'];
+/**
+ * An event (`GET /events`, `events.stream`, the bus, webhooks): `{ id, type, occurredAt, data }`
+ * with `data` typed by `type` (docs/events.md). Named apart from the DOM's `Event`.
+ */
+export type SignalEvent = Outputs['events']['feed']['items'][number];
+/** An event type: `follow.created`, `session.revoked`, … */
+export type SignalEventType = SignalEvent['type'];

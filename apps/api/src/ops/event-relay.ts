@@ -17,7 +17,8 @@
 import type { Event } from '@signal/core';
 import { ensureRelay, RelayPublishError, relayBatch, relayFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
-import { type EventBus, openEventBus, PUBLISH_TIMEOUT_MS } from './event-bus.js';
+// The NATS clients load with the first connection: a server without EVENT_BUS_URL never loads them.
+import type { EventBus } from './event-bus.js';
 import type { FeedWatcher } from './feed-watcher.js';
 
 export const RETRY_FIRST_GAP_MS = 500;
@@ -82,6 +83,7 @@ export function startEventRelay(services: Services, watcher: FeedWatcher, url: s
           await ensureRelay(database.db, name);
           ensured = true;
         }
+        const { openEventBus, PUBLISH_TIMEOUT_MS } = await import('./event-bus.js');
         bus ??= await openEventBus({
           url,
           stream: config.eventBusStream,
