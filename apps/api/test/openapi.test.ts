@@ -39,8 +39,10 @@ const REF = '#/components/schemas/';
 const REPO_ROOT = new URL('../../../', import.meta.url);
 const ADMIN_KEY = 'openapi-test-admin-key-0123456789abcdef';
 
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).map(
-  ([name, procedure]) => {
+// Subscriptions (events.stream) are tRPC only: server-sent events have no REST operation.
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>)
+  .filter(([, procedure]) => procedure._def.type !== 'subscription')
+  .map(([name, procedure]) => {
     const def = procedure._def as unknown as { meta?: Meta; inputs: ZodTypeAny[]; output?: ZodTypeAny };
     const openapi = def.meta?.openapi;
     if (!openapi) throw new Error(`${name} has no openapi meta`);
@@ -54,8 +56,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
       scope: def.meta?.scope,
       idempotent: def.meta?.idempotent === true,
     };
-  },
-);
+  });
 
 let api: TestApi;
 let doc: any;

@@ -11,6 +11,7 @@ export {
   statementTimeout,
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
+export * from './event-relay.queries.js';
 export * from './events.queries.js';
 export * from './follow.queries.js';
 export * from './idempotency.queries.js';

@@ -132,3 +132,10 @@ export type DeletedWebhook = Outputs['webhooks']['delete'];
 export type DeliveryAttempt = Outputs['webhooks']['deliveries']['items'][number];
 /** A page of an endpoint's deliveries log, newest first (`GET /webhooks/{id}/deliveries`). */
 export type DeliveryPage = Outputs['webhooks']['deliveries'];
+/**
+ * An event (`GET /events`, `events.stream`, the bus, webhooks): `{ id, type, occurredAt, data }`
+ * with `data` typed by `type` (docs/events.md). Named apart from the DOM's `Event`.
+ */
+export type SignalEvent = Outputs['events']['feed']['items'][number];
+/** An event type: `follow.created`, `session.revoked`, … */
+export type SignalEventType = SignalEvent['type'];

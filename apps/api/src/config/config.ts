@@ -183,6 +183,23 @@ const EnvSchema = z.object({
   ),
   WEBHOOK_CONCURRENCY: withDefault(integer(1, 10_000), '64'),
   WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 10_000), '16'),
+  // The NATS JetStream bus (docs/events.md, "NATS JetStream"): unset, no relay runs.
+  EVENT_BUS_URL: optional(
+    z
+      .string()
+      .regex(
+        /^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/,
+        'must be nats://host:port (several comma-separated)',
+      ),
+  ),
+  EVENT_BUS_STREAM: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 of A-Z a-z 0-9 _ -'),
+    'SIGNAL_EVENTS',
+  ),
+  EVENT_BUS_SUBJECT_PREFIX: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of A-Z a-z 0-9 _ -'),
+    'signal.events',
+  ),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -274,6 +291,12 @@ export interface Config {
     concurrency: number;
     endpointConcurrency: number;
   };
+  /** NATS servers the relay publishes every event to (events/relay.ts); unset: no relay. */
+  eventBusUrl: string | undefined;
+  /** The JetStream stream the relay expects, or creates when no stream covers its subjects. */
+  eventBusStream: string;
+  /** Subjects are `<prefix>.<type>`; `signal.events` as the contract says (another for tests). */
+  eventBusSubjectPrefix: string;
 }
 
 export class ConfigError extends Error {
@@ -359,5 +382,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WEBHOOK_CONCURRENCY,
       endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
+    eventBusUrl: e.EVENT_BUS_URL,
+    eventBusStream: e.EVENT_BUS_STREAM,
+    eventBusSubjectPrefix: e.EVENT_BUS_SUBJECT_PREFIX,
   };
 }

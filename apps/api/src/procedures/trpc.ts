@@ -40,6 +40,9 @@ const t = initTRPC
     // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
     // Its JSON-RPC code follows the status (a 404 reads as NOT_FOUND, not as an internal error).
     errorFormatter: ({ shape, error }) => trpcErrorShape(toWireError(error), shape.data.path),
+    // events.stream (server-sent events): a ping every 15 s keeps proxies from closing a quiet
+    // stream, and tells tRPC's client to reconnect (with its last event id) after 40 s of silence.
+    sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
   });
 
 export const router = t.router;
