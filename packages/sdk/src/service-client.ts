@@ -23,9 +23,9 @@ import type {
   ProviderId,
   RevokedServiceKey,
   ServiceKeyPage,
+  SignalEvent,
   WebhookEndpoint,
   WebhookPatch,
-  SignalEvent,
 } from './wire.types.js';
 
 export interface ServiceClientOptions {

@@ -27,11 +27,11 @@ import { noRoute } from '../http/rest.js';
 import * as examples from '../procedures/examples.js';
 import { appRouter } from '../procedures/routers/index.js';
 import type { Meta } from '../procedures/trpc.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../procedures/write-transaction.js';
 import { MAX_BODY_BYTES } from '../wire/body.js';
 import { toWireError, validationError } from '../wire/errors.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, parseRequestTarget } from '../wire/limits.js';
 import { acceptUnknownBodyFields, nameComponentSchemas } from './components.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../procedures/write-transaction.js';
 
 export type OpenApiDocument = OpenAPIV3.Document;
 
