@@ -27,12 +27,15 @@ import type { Config } from './config/config.js';
 import { prepareDataDir, restrictToOwner } from './config/data-dir.js';
 import { resolveSigningKey } from './config/keys.js';
 import { trpcHandler } from './fast-path/trpc-dispatch.js';
-import { restCaching } from './http/caching.js';
+import { answerCacheMetrics, restCaching } from './http/caching.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { applyCors } from './http/cors.js';
 import { sendError, sendJson } from './http/respond.js';
 import { callRestProcedure, noRoute, restInput, restRouter } from './http/rest.js';
+import { trpcStreamHandler } from './http/trpc-stream.js';
 import { eventMetrics } from './ops/event-metrics.js';
+import { type EventRelay, relayMetrics, startEventRelay } from './ops/event-relay.js';
+import { createFeedWatcher } from './ops/feed-watcher.js';
 import { createLogger } from './ops/logger.js';
 import { type Maintenance, startMaintenance } from './ops/maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './ops/metrics.js';
@@ -71,9 +74,12 @@ export interface RunningServer {
 /** How long a graceful stop waits for in-flight requests before closing their sockets. */
 const SHUTDOWN_GRACE_MS = 10_000;
 const READY_TIMEOUT_MS = 2_000;
+/** How often the feed's head is polled while a stream or the relay waits (events/feed-watcher.ts). */
+const FEED_POLL_MS = 200;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+type StreamHandler = ReturnType<typeof trpcStreamHandler>;
 
 export function createServer(options: ServerOptions) {
   const { config } = options;
@@ -84,6 +90,8 @@ export function createServer(options: ServerOptions) {
   let closing = false;
   let replica: ReadReplica | undefined;
   let webhooks: WebhookWorker | undefined;
+  let relay: EventRelay | undefined;
+  let streams: StreamHandler | undefined;
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
@@ -137,7 +145,8 @@ export function createServer(options: ServerOptions) {
         : undefined;
       const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
       const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
-      services = { config, database, tokens, nonces, cursors, now, log, evmChain };
+      const feedWatcher = createFeedWatcher({ database, log }, { intervalMs: FEED_POLL_MS });
+      services = { config, database, tokens, nonces, cursors, now, log, evmChain, feedWatcher };
       if (config.metrics || config.metricsPort !== undefined) {
         services.metrics = await createMetrics(database);
         eventMetrics(services.metrics, services);
@@ -154,7 +163,12 @@ export function createServer(options: ServerOptions) {
     }
 
     const isClosing = () => closing;
-    const handle = inFlight.track(buildHandler(services, options.webDistDir, isClosing));
+    streams = trpcStreamHandler({
+      router: appRouter,
+      createContext: (req, res) => contextFactory(services as Services)({ req, res }),
+      onError: (error, wire, req) => logFailure(services as Services, error, wire, req),
+    });
+    const handle = inFlight.track(buildHandler(services, options.webDistDir, isClosing, streams));
     server = createHttpServer(
       { maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: responseClass(isClosing), ...timeoutOptions(config) },
       handle,
@@ -206,6 +220,10 @@ export function createServer(options: ServerOptions) {
     for (const warning of webhookWarnings(config)) services.log.warn(warning);
     const onDelivery = services.metrics && (await webhookMetrics(services.metrics, services));
     webhooks = startWebhookWorker(services, { onOutcome: onDelivery });
+    if (config.eventBusUrl) {
+      relay = startEventRelay(services, services.feedWatcher, config.eventBusUrl);
+      relayMetrics(services, relay);
+    }
     return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
   }
 
@@ -224,6 +242,8 @@ export function createServer(options: ServerOptions) {
     if (httpServer) {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
+      // Open event streams end now; their clients resume elsewhere from their last event id.
+      streams?.closeAll();
       let forced!: () => void;
       const deadline = new Promise<void>((resolve) => {
         forced = resolve;
@@ -241,6 +261,8 @@ export function createServer(options: ServerOptions) {
     await metricsListener?.close();
     await webhooksStopped;
     await maintenance?.stop();
+    await relay?.stop();
+    services?.feedWatcher.stop();
     if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();
     await services?.database.close();
@@ -250,16 +272,25 @@ export function createServer(options: ServerOptions) {
   return { start, stop };
 }
 
-function buildHandler(services: Services, webDistDir: string | undefined, isClosing: () => boolean): Handler {
+/** Logs a failed request: unexpected ones as errors, 5xx as warnings. */
+function logFailure(services: Services, error: unknown, wire: WireError, req: IncomingMessage): void {
+  const log = requestLog(req, services.log);
+  if (wire.unexpected) log.error({ err: rootCause(error) }, 'request failed');
+  else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
+}
+
+function buildHandler(
+  services: Services,
+  webDistDir: string | undefined,
+  isClosing: () => boolean,
+  streams: StreamHandler,
+): Handler {
   const createContext = contextFactory(services);
   const { metrics } = services;
   const caching = restCaching(services);
+  if (metrics) answerCacheMetrics(metrics, caching);
 
-  const logFailure = (error: unknown, wire: WireError, req: IncomingMessage) => {
-    const log = requestLog(req, services.log);
-    if (wire.unexpected) log.error({ err: rootCause(error) }, 'request failed');
-    else if (wire.status >= 500) log.warn({ code: wire.body.code, err: rootCause(error) }, 'request failed');
-  };
+  const logFailed = (error: unknown, wire: WireError, req: IncomingMessage) => logFailure(services, error, wire, req);
 
   const restRoutes = restRouter(appRouter);
   const rest = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse, target: URL) => {
@@ -287,10 +318,13 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
   const trpcCall = trpcHandler({
     router: appRouter,
     createContext: (req, res) => createContext({ req, res }),
-    onError: logFailure,
+    onError: logFailed,
   });
   const trpc = (req: IncomingMessage, res: ServerResponse, target: URL) => {
-    setRoute(req, trpcRoute(target.pathname.slice('/trpc/'.length), appRouter._def.procedures));
+    const path = target.pathname.slice('/trpc/'.length);
+    setRoute(req, trpcRoute(path, appRouter._def.procedures));
+    // Subscriptions (events.stream) only: tRPC's own handler streams their events.
+    if (req.method === 'GET' && streams.serves(path)) return streams.handle(req, res, path);
     return trpcCall(req, res, target);
   };
 
@@ -364,7 +398,7 @@ function buildHandler(services: Services, webDistDir: string | undefined, isClos
       }
     } catch (error) {
       const wire = toWireError(error);
-      logFailure(error, wire, req);
+      logFailed(error, wire, req);
       if (isTrpcTarget(req.url)) sendTrpcError(res, req.url as string, wire);
       else sendError(res, wire);
     }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ChainSchema, integerParam, MAX_CURSOR_LENGTH } from './schemas.js';
-import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
+import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
 const id = z.number().int().positive();
 const userId = id.describe('The user');
@@ -104,3 +104,19 @@ export const EventPageSchema = z.object({
     .describe('Where to read on: pass it as `after` next time (unchanged when nothing new has committed)'),
 });
 export type EventPage = z.infer<typeof EventPageSchema>;
+
+/**
+ * The input of the tRPC subscription `events.stream`: from now on, or right after
+ * `lastEventId` (an event id the stream, the feed, the bus or a webhook gave). tRPC's
+ * `httpSubscriptionLink` sets `lastEventId` itself when it reconnects.
+ */
+export const EventStreamInputSchema = z.object({
+  lastEventId: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
+    .describe('Resume right after this event (its id); from now on without it')
+    .nullish(),
+  types: z.array(EventTypeSchema).min(1, 'must name at least one type').max(EVENT_TYPES.length).optional(),
+});
+export type EventStreamInput = z.input<typeof EventStreamInputSchema>;

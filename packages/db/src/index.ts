@@ -1,3 +1,4 @@
+export * from './answer-versions.queries.js';
 export * from './auth.queries.js';
 export * from './catalogue-version.queries.js';
 export * from './catalogue-write.queries.js';
@@ -10,6 +11,7 @@ export {
   statementTimeout,
 } from './connect.js';
 export { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './errors.js';
+export * from './event-relay.queries.js';
 export * from './events.queries.js';
 export * from './follow.queries.js';
 export * from './idempotency.queries.js';

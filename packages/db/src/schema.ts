@@ -156,6 +156,13 @@ export interface WebhookEndpointsTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** A relay of the feed to a bus: the last position it published (migration 0015, event-relay.queries.ts). */
+export interface EventRelaysTable {
+  name: string;
+  last_position: ColumnType<string, string | undefined, string>;
+  relayed_at: ColumnType<Date | null, never, Date | string>;
+}
+
 /** Credentials of internal services; the secret is stored only as its SHA-256 (migration 0009). */
 export interface ServiceKeysTable {
   id: string;
@@ -187,6 +194,7 @@ export const TABLES = [
   'event_feed_state',
   'idempotency_keys',
   'webhook_endpoints',
+  'event_relays',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -205,4 +213,5 @@ export interface Database {
   event_feed_state: EventFeedStateTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
+  event_relays: EventRelaysTable;
 }

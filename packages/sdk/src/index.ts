@@ -7,6 +7,7 @@ export {
   type SignalClient,
   type SignOutResult,
 } from './client.js';
+export type { EventStreamOptions } from './event-stream.js';
 export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';
 export {

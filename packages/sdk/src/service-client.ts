@@ -8,6 +8,7 @@
  */
 import { toSignalApiError } from './api-error.js';
 import { type CatalogueWriteMethods, catalogueWriteMethods } from './catalogue-writes.js';
+import type { EventStreamOptions } from './event-stream.js';
 import { createTransport } from './transport.js';
 import { walk } from './walk.js';
 import type {
@@ -22,6 +23,7 @@ import type {
   ProviderId,
   RevokedServiceKey,
   ServiceKeyPage,
+  SignalEvent,
   WebhookEndpoint,
   WebhookPatch,
 } from './wire.types.js';
@@ -69,6 +71,15 @@ export interface SignalServiceClient extends CatalogueWriteMethods {
    * pass its `nextCursor` as `cursor` for the next (null at the end).
    */
   webhookDeliveries(id: string, query?: { limit?: number; cursor?: string }): Promise<DeliveryPage>;
+  events: {
+    /**
+     * The `events.stream` subscription (`events:read`) as an async iterator: every event from
+     * now on, or right after the event id `after`, in feed order, each once; reconnects by
+     * itself. `for await (const event of service.events.stream({ after: lastId, signal }))`.
+     * Ends with a SignalApiError when the API refuses (key, scope, unknown `after`).
+     */
+    stream(options?: EventStreamOptions): AsyncGenerator<SignalEvent, void, undefined>;
+  };
 }
 
 export function createServiceClient(options: ServiceClientOptions): SignalServiceClient {
@@ -95,5 +106,14 @@ export function createServiceClient(options: ServiceClientOptions): SignalServic
     deleteWebhook: (id) => trpc.webhooks.delete.mutate({ id }, { context }),
     webhookDeliveries: (id, query = {}) => trpc.webhooks.deliveries.query({ id, ...query }, { context }),
     ...catalogueWriteMethods(trpc, options.key),
+    events: {
+      async *stream(streamOptions) {
+        // Loaded on first use: the reader is not in the core bundle (event-stream.ts).
+        const { readEventStream } = await import('./event-stream.js');
+        yield* readEventStream(baseUrl, options.key, options.fetch, streamOptions ?? {}, (shape) =>
+          toSignalApiError(shape, baseUrl),
+        );
+      },
+    },
   };
 }

@@ -118,6 +118,7 @@ const EnvSchema = z.object({
   EVM_RPC_MAX_CALLS_PER_MINUTE: withDefault(integer(1, 1_000_000), '120'),
   EVM_RPC_GAS_CAP: withDefault(integer(21_000, 100_000_000), '3000000'),
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
+  ANSWER_CACHE_MB: withDefault(integer(0, 65_536), '64'),
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
   // Sign-in messages (SIWE, SIWS): the site they name.
@@ -182,6 +183,23 @@ const EnvSchema = z.object({
   ),
   WEBHOOK_CONCURRENCY: withDefault(integer(1, 10_000), '64'),
   WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 10_000), '16'),
+  // The NATS JetStream bus (docs/events.md, "NATS JetStream"): unset, no relay runs.
+  EVENT_BUS_URL: optional(
+    z
+      .string()
+      .regex(
+        /^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/,
+        'must be nats://host:port (several comma-separated)',
+      ),
+  ),
+  EVENT_BUS_STREAM: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 of A-Z a-z 0-9 _ -'),
+    'SIGNAL_EVENTS',
+  ),
+  EVENT_BUS_SUBJECT_PREFIX: withDefault(
+    z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of A-Z a-z 0-9 _ -'),
+    'signal.events',
+  ),
 });
 
 /** Every variable the service reads; `.env.example` lists each of them (a test holds it to this). */
@@ -234,6 +252,8 @@ export interface Config {
   evmRpcGasCap: number;
   /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
   publicCacheMaxAge: number;
+  /** Byte budget (MiB) of the built public answers kept in memory (http/answer-cache.ts); 0: none kept. */
+  answerCacheMb: number;
   /** A streaming replica for public catalogue reads; unset: everything reads the primary. */
   databaseReadUrl: string | undefined;
   /** Beyond this replay lag the replica is left out until it catches up. */
@@ -271,6 +291,12 @@ export interface Config {
     concurrency: number;
     endpointConcurrency: number;
   };
+  /** NATS servers the relay publishes every event to (events/relay.ts); unset: no relay. */
+  eventBusUrl: string | undefined;
+  /** The JetStream stream the relay expects, or creates when no stream covers its subjects. */
+  eventBusStream: string;
+  /** Subjects are `<prefix>.<type>`; `signal.events` as the contract says (another for tests). */
+  eventBusSubjectPrefix: string;
 }
 
 export class ConfigError extends Error {
@@ -336,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evmRpcMaxCallsPerMinute: e.EVM_RPC_MAX_CALLS_PER_MINUTE,
     evmRpcGasCap: e.EVM_RPC_GAS_CAP,
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    answerCacheMb: e.ANSWER_CACHE_MB,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
     signInDomains: e.SIGN_IN_DOMAIN ?? [],
@@ -355,5 +382,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WEBHOOK_CONCURRENCY,
       endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
+    eventBusUrl: e.EVENT_BUS_URL,
+    eventBusStream: e.EVENT_BUS_STREAM,
+    eventBusSubjectPrefix: e.EVENT_BUS_SUBJECT_PREFIX,
   };
 }

@@ -68,7 +68,7 @@ export function trpcHandler({ router, createContext, onError }: TrpcHandlerOptio
       if (type !== (req.method === 'GET' ? 'query' : 'mutation')) {
         throw new TRPCError({
           code: 'METHOD_NOT_SUPPORTED',
-          message: `${path} is a ${type}: send it by ${type === 'query' ? 'GET' : 'POST'}`,
+          message: `${path} is a ${type}: send it by ${type === 'mutation' ? 'POST' : 'GET'}`,
         });
       }
       return { ok: true, data: await runProcedure(router, path, type as 'query' | 'mutation', input, ctx) };

@@ -4,6 +4,7 @@
  */
 import { feedFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
+import { openStreams } from '../procedures/event-stream.js';
 import type { Metrics } from './metrics.js';
 
 export function eventMetrics(metrics: Metrics, services: Pick<Services, 'database'>): void {
@@ -18,4 +19,5 @@ export function eventMetrics(metrics: Metrics, services: Pick<Services, 'databas
     'Age of the oldest committed event the feed has not numbered yet (0 when none waits)',
     async () => (await read()).lagSeconds,
   );
+  metrics.gauge('signal_events_streams_open', 'events.stream subscriptions open on this server', openStreams);
 }

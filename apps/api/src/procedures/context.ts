@@ -6,6 +6,7 @@ import type { TokenService } from '@signal/core/token';
 import type { DatabaseHandle, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
+import type { FeedWatcher } from '../ops/feed-watcher.js';
 import type { Metrics } from '../ops/metrics.js';
 
 /** What every procedure can reach: built once per server. */
@@ -26,6 +27,8 @@ export interface Services {
   evmChain: EvmChainVerifier | undefined;
   /** Set by DATABASE_READ_URL: public catalogue reads go there (see read-replica.ts). */
   replica?: ReadReplica;
+  /** Wakes what waits for new events (events.stream, the bus relay): events/feed-watcher.ts. */
+  feedWatcher: FeedWatcher;
 }
 
 /** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */

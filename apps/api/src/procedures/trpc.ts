@@ -18,6 +18,12 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** Set by scopedProcedure: the route takes a service key with this scope (openapi.ts reads it). */
   scope?: Scope;
+  /**
+   * The procedure honours an `Idempotency-Key` header (CONTRACT.md, Version 3: POST /providers,
+   * POST /providers/{id}/performance, POST /me/wallets): writeTransaction reads the header only
+   * here, and openapi.ts declares it as a header parameter only here, so the two cannot differ.
+   */
+  idempotent?: true;
   /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
   maxBodyBytes?: number;
   openapi?: {
@@ -34,6 +40,9 @@ const t = initTRPC
     // tRPC clients read the contract's code in error.data.code; no stack ever leaves.
     // Its JSON-RPC code follows the status (a 404 reads as NOT_FOUND, not as an internal error).
     errorFormatter: ({ shape, error }) => trpcErrorShape(toWireError(error), shape.data.path),
+    // events.stream (server-sent events): a ping every 15 s keeps proxies from closing a quiet
+    // stream, and tells tRPC's client to reconnect (with its last event id) after 40 s of silence.
+    sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
   });
 
 export const router = t.router;

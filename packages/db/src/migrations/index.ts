@@ -14,6 +14,7 @@ import * as events from './0012-events.js';
 import * as eventFeed from './0012b-event-feed.js';
 import * as nameSearch from './0014-name-search.js';
 import * as figureSorts from './0014b-figure-sorts.js';
+import * as eventRelay from './0015-event-relay.js';
 import * as webhooks from './0016-webhooks.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
@@ -33,5 +34,6 @@ export const migrations: Record<string, Migration> = {
   '0012b-event-feed': eventFeed,
   '0014-name-search': nameSearch,
   '0014b-figure-sorts': figureSorts,
+  '0015-event-relay': eventRelay,
   '0016-webhooks': webhooks,
 };

@@ -2,8 +2,9 @@
  * The pull feed of events (`events:read`): every committed change, oldest first, exactly once
  * to a consumer that always passes the last `nextCursor` (docs/events.md).
  */
-import { EventFeedQuerySchema, EventPageSchema } from '@signal/core';
+import { EventFeedQuerySchema, EventPageSchema, EventStreamInputSchema } from '@signal/core';
 import { readFeed, sequenceEvents } from '@signal/db';
+import { openEventStream } from '../event-stream.js';
 import * as examples from '../examples.js';
 import { openFeedCursor, sealFeedCursor } from '../feed-cursor.js';
 import { scopedProcedure } from '../service-auth.js';
@@ -39,4 +40,15 @@ export const eventsRouter = router({
       const page = await readFeed(database.db, { after, limit: input.limit, types: input.types });
       return { items: page.items, nextCursor: sealFeedCursor(cursors, page.last) };
     }),
+  /**
+   * tRPC only (a subscription over server-sent events; served by tRPC's own HTTP handler, see
+   * http/trpc-stream.ts): the same events with their id as the tracked id, from now on or right
+   * after `lastEventId` (docs/events.md, "The tRPC stream").
+   */
+  stream: scopedProcedure('events:read')
+    .meta({ errors: ['FORBIDDEN'] })
+    .input(EventStreamInputSchema)
+    .subscription(({ input, ctx, signal }) =>
+      openEventStream(ctx, input, ctx.services.feedWatcher, 'events:read', signal),
+    ),
 });
