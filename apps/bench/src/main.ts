@@ -421,7 +421,15 @@ async function main() {
   }))
     rows.set(key, value);
 
-  const order = ['mix', 'raw-evm', 'raw-solana', ...SCENARIO_KEYS, ...CACHED_KEYS.slice(1), ...DEPLOYMENT_KEYS, ...WEBHOOK_KEYS];
+  const order = [
+    'mix',
+    'raw-evm',
+    'raw-solana',
+    ...SCENARIO_KEYS,
+    ...CACHED_KEYS.slice(1),
+    ...DEPLOYMENT_KEYS,
+    ...WEBHOOK_KEYS,
+  ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
   const report: Report = {
