@@ -91,7 +91,8 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
       `--callgrind-out-file=${out}`,
       `--vgdb-prefix=${prefix}`,
     ],
-    readyTimeoutMs: 300_000,
+    // Minutes on a busy machine: V8 starting under callgrind is ~50× slower, and shares the cores.
+    readyTimeoutMs: 900_000,
   });
   let dumps = 0;
   const control = async (flag: string) => {
