@@ -27,7 +27,7 @@ import type { Config } from './config/config.js';
 import { prepareDataDir, restrictToOwner } from './config/data-dir.js';
 import { resolveSigningKey } from './config/keys.js';
 import { trpcHandler } from './fast-path/trpc-dispatch.js';
-import { restCaching } from './http/caching.js';
+import { answerCacheMetrics, restCaching } from './http/caching.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { applyCors } from './http/cors.js';
 import { sendError, sendJson } from './http/respond.js';
@@ -39,6 +39,8 @@ import { createFeedWatcher } from './ops/feed-watcher.js';
 import { createLogger } from './ops/logger.js';
 import { type Maintenance, startMaintenance } from './ops/maintenance.js';
 import { answerScrape, createMetrics, setRoute, trpcRoute } from './ops/metrics.js';
+import { webhookMetrics } from './ops/webhook-metrics.js';
+import { startWebhookWorker, type WebhookWorker, webhookWarnings } from './ops/webhook-worker.js';
 import { AVATAR_PATH, renderAvatar } from './pages/avatar.js';
 import { docsRoutes } from './pages/docs.js';
 import { webRoutes } from './pages/web.js';
@@ -87,6 +89,7 @@ export function createServer(options: ServerOptions) {
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
   let replica: ReadReplica | undefined;
+  let webhooks: WebhookWorker | undefined;
   let relay: EventRelay | undefined;
   let streams: StreamHandler | undefined;
   const inFlight = handlersInFlight();
@@ -214,6 +217,9 @@ export function createServer(options: ServerOptions) {
       );
     }
     maintenance = startMaintenance(services);
+    for (const warning of webhookWarnings(config)) services.log.warn(warning);
+    const onDelivery = services.metrics && (await webhookMetrics(services.metrics, services));
+    webhooks = startWebhookWorker(services, { onOutcome: onDelivery });
     if (config.eventBusUrl) {
       relay = startEventRelay(services, services.feedWatcher, config.eventBusUrl);
       relayMetrics(services, relay);
@@ -229,6 +235,8 @@ export function createServer(options: ServerOptions) {
   async function stop(): Promise<void> {
     if (closing) return;
     closing = true;
+    // Webhook attempts in flight finish (or are released for another server) while requests drain.
+    const webhooksStopped = webhooks?.stop(SHUTDOWN_GRACE_MS);
     if (config.shutdownDelaySeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDelaySeconds * 1000));
     const httpServer = server;
     if (httpServer) {
@@ -251,6 +259,7 @@ export function createServer(options: ServerOptions) {
       clearTimeout(force);
     }
     await metricsListener?.close();
+    await webhooksStopped;
     await maintenance?.stop();
     await relay?.stop();
     services?.feedWatcher.stop();
@@ -279,6 +288,7 @@ function buildHandler(
   const createContext = contextFactory(services);
   const { metrics } = services;
   const caching = restCaching(services);
+  if (metrics) answerCacheMetrics(metrics, caching);
 
   const logFailed = (error: unknown, wire: WireError, req: IncomingMessage) => logFailure(services, error, wire, req);
 

@@ -37,6 +37,7 @@ type Operation = Record<string, any>;
 const SERVICE_PATHS = ['/health', '/ready', '/.well-known/jwks.json'];
 const REF = '#/components/schemas/';
 const REPO_ROOT = new URL('../../../', import.meta.url);
+const ADMIN_KEY = 'openapi-test-admin-key-0123456789abcdef';
 
 // Subscriptions (events.stream) are tRPC only: server-sent events have no REST operation.
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, AnyProcedure>)
@@ -53,6 +54,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
       protect: openapi.protect === true,
       maxBodyBytes: def.meta?.maxBodyBytes ?? 16 * 1024,
       scope: def.meta?.scope,
+      idempotent: def.meta?.idempotent === true,
     };
   });
 
@@ -98,13 +100,77 @@ function urlOf(path: string): string {
 }
 
 beforeAll(async () => {
-  api = await startApi('postgres', { env: { SEED_PROVIDERS: '3' } });
+  api = await startApi('postgres', { env: { SEED_PROVIDERS: '3', ADMIN_KEY } });
   const reply = await call(api, 'GET', '/openapi.json');
   expect(reply.status).toBe(200);
   doc = reply.body;
   token = (await signIn(api, evmWallet())).token;
 });
 afterAll(() => api?.stop());
+
+// First after start: its POSTs go out on fresh connections (a POST is not retried on a
+// keep-alive connection the server closed while the slow validators below ran).
+describe('Idempotency-Key', () => {
+  it('declares Idempotency-Key as a described header on exactly the POSTs that honour it, as the server does', async () => {
+    const named = (p: { method: string; path: string }) => `${p.method.toUpperCase()} ${p.path}`;
+    const declared = operations()
+      .filter(({ op }) => (op.parameters ?? []).some((p: Operation) => p.name === 'Idempotency-Key'))
+      .map(named)
+      .sort();
+    // The contract's three POSTs, and the same list as the procedures' meta (the one source).
+    expect(declared).toEqual(['POST /me/wallets', 'POST /providers', 'POST /providers/{id}/performance']);
+    expect(
+      procedures
+        .filter((p) => p.idempotent)
+        .map((p) => named(p.openapi))
+        .sort(),
+    ).toEqual(declared);
+    for (const entry of declared) {
+      const [method, path] = entry.split(' ') as [string, string];
+      const op = doc.paths[path][method.toLowerCase()];
+      const header = op.parameters.find((p: Operation) => p.name === 'Idempotency-Key');
+      expect(header, entry).toMatchObject({ in: 'header', required: false });
+      expect(header.description, entry).toMatch(/24 h.*IDEMPOTENCY_CONFLICT/s);
+      expect(header.schema, entry).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+      const pattern = new RegExp(header.schema.pattern);
+      for (const good of [header.example, '~'.repeat(255), 'a b']) expect(pattern.test(good), good).toBe(true);
+      for (const bad of ['caf\u00e9', 'tab\tkey', 'k'.repeat(256)]) expect(pattern.test(bad), bad).toBe(false);
+      expect(Object.keys(errorExamples(op, 409)), entry).toContain('IDEMPOTENCY_CONFLICT');
+    }
+    // What the document says, the server does: a declared POST replays and refuses another body…
+    const created = await call(api, 'POST', '/providers', {
+      token: ADMIN_KEY,
+      body: { name: 'Idempotent' },
+      headers: { 'idempotency-key': 'openapi-1' },
+    });
+    expect(created.status).toBe(201);
+    const replayed = await call(api, 'POST', '/providers', {
+      token: ADMIN_KEY,
+      body: { name: 'Idempotent' },
+      headers: { 'idempotency-key': 'openapi-1' },
+    });
+    expect(replayed.body).toEqual(created.body);
+    expect(
+      (
+        await call(api, 'POST', '/providers', {
+          token: ADMIN_KEY,
+          body: { name: 'Other' },
+          headers: { 'idempotency-key': 'openapi-1' },
+        })
+      ).status,
+    ).toBe(409);
+    // …and a write that does not declare it ignores it: the same key with other bodies runs each.
+    for (const name of ['Renamed once', 'Renamed twice']) {
+      const patched = await call(api, 'PATCH', `/providers/${created.body.id}`, {
+        token: ADMIN_KEY,
+        body: { name },
+        headers: { 'idempotency-key': 'openapi-2' },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body.name).toBe(name);
+    }
+  });
+});
 
 describe('/openapi.json as a document', () => {
   it('is valid OpenAPI 3 for @readme/openapi-parser, without warnings', async () => {
@@ -192,7 +258,12 @@ describe('named schemas', () => {
   const NAMES = [
     'Chain',
     'CreateServiceKeyBody',
+    'CreateWebhookBody',
     'CreatedServiceKey',
+    'CreatedWebhookEndpoint',
+    'DeletedWebhook',
+    'DeliveryAttempt',
+    'DeliveryPage',
     'ErrorBody',
     'ErrorCode',
     'ErrorIssue',
@@ -233,6 +304,9 @@ describe('named schemas', () => {
     'UnlinkedWallet',
     'User',
     'VerifyBody',
+    'WebhookEndpoint',
+    'WebhookList',
+    'WebhookTypes',
   ];
 
   it("are core's wire types, each under the name of its zod schema", () => {
@@ -250,7 +324,8 @@ describe('named schemas', () => {
         $ref: `${REF}${names.get(output)}`,
       });
       // With path parameters the body is what is left of the input (PATCH /providers/{id}): no named type.
-      if (op.requestBody && (op.parameters?.length ?? 0) === 0) {
+      const inputParameters = (op.parameters ?? []).filter((p: Operation) => p.in !== 'header');
+      if (op.requestBody && inputParameters.length === 0) {
         expect(op.requestBody.content['application/json'].schema, name).toEqual({ $ref: `${REF}${names.get(input)}` });
       }
     }

@@ -30,7 +30,9 @@ export interface LoadTarget {
    */
   requests(seconds: number, stop: () => void): autocannon.Request[] | Promise<autocannon.Request[]>;
   /** Told each run's outcome (a sign-in target sizes its next pool of nonces from it). */
-  observe?(sample: Sample): void;
+  observe?(sample: Sample): void | Promise<void>;
+  /** Runs each of its runs inside this, e.g. while a writer changes data (cached-rows.ts). */
+  around?<T>(run: () => Promise<T>): Promise<T>;
   /** CPU time used so far by the server process answering, ms. */
   cpuMs?(): Promise<number | null>;
   /** CPU used so far by each PostgreSQL backend of the catalogue, ms by process id. */
@@ -54,11 +56,13 @@ export async function drive(target: LoadTarget, seconds: number, connections: nu
   const requests = await target.requests(seconds, stop);
   const cpuBefore = (await target.cpuMs?.()) ?? null;
   const dbBefore = await target.dbCpu?.();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    instance = autocannon({ url: target.url, connections, duration: seconds, requests }, (error, res) =>
-      error ? reject(error) : resolve(res),
-    );
-  });
+  const load = () =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      instance = autocannon({ url: target.url, connections, duration: seconds, requests }, (error, res) =>
+        error ? reject(error) : resolve(res),
+      );
+    });
+  const result = await (target.around ? target.around(load) : load());
   const cpuAfter = (await target.cpuMs?.()) ?? null;
   const dbAfter = await target.dbCpu?.();
   const notModified = target.expectStatus === 304;
@@ -72,7 +76,7 @@ export async function drive(target: LoadTarget, seconds: number, connections: nu
     cpuUs: cpuBefore !== null && cpuAfter !== null && served > 0 ? ((cpuAfter - cpuBefore) * 1000) / served : null,
     dbCpuUs: dbBefore && dbAfter && served > 0 ? (cpuBetween(dbBefore, dbAfter) * 1000) / served : null,
   };
-  target.observe?.(sample);
+  await target.observe?.(sample);
   return sample;
 }
 

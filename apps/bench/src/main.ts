@@ -5,7 +5,8 @@
  *   --out <file.json>    also write the results as JSON
  *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
  *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
- *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts; feed: feed.ts)
+ *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts; mix, kept-list,
+ *                        kept-detail, kept-stats, kept-*-304, kept-churn: see cached-rows.ts; feed: feed.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --instructions       instead of the load rows: instructions per request under valgrind's
  *                        callgrind, API and baseline, for list, detail, me and follow (instructions.ts)
@@ -26,6 +27,7 @@ import { createNonceCodec, type NonceCodec, nonceSecretFromSigningKey } from '@s
 import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
+import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
 import {
   type Catalogue,
   type DbPackage,
@@ -143,6 +145,8 @@ interface CatalogueRun {
   rows: Map<string, Row>;
   readyMs: number[];
   peakRssMb: number | null;
+  /** The answer-cache server's peak resident memory under the mix. */
+  mixRssMb: number | null;
 }
 
 /** The API as production runs it, on `catalogue`. */
@@ -161,6 +165,9 @@ function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[]
       READ_RATE_LIMIT_PER_MINUTE: '0',
       NEW_USER_RATE_LIMIT_PER_HOUR: '0',
       JWT_PRIVATE_KEY: privateKeyPem,
+      // The rows measure answers built from the database; the answer cache has rows of its own
+      // on a server of its own (cached-rows.ts).
+      ANSWER_CACHE_MB: '0',
     },
     nodeArgs,
   };
@@ -194,6 +201,14 @@ async function runCatalogue(
         env: { ...metricsSpec.env, METRICS: 'true' },
       })
     : undefined;
+  // The service as production runs it by default, answer cache on, with metrics for its hit counts.
+  const cachedApi = CACHED_KEYS.some(wanted)
+    ? await startServer({
+        ...metricsSpec,
+        name: `${metricsSpec.name} answer cache`,
+        env: (({ ANSWER_CACHE_MB: _, ...env }) => ({ ...env, METRICS: 'true' }))(metricsSpec.env),
+      })
+    : undefined;
   const baseline = await startServer({
     name: `baseline ${size}`,
     script: BASELINE_MAIN,
@@ -213,6 +228,7 @@ async function runCatalogue(
   };
   const rows = new Map<string, Row>();
   let peakRssMb: number | null = null;
+  let mixRssMb: number | null = null;
   // Requests each server answered, for the per-request figures of a profile.
   const served = new Map<string, number>();
   const count = (url: string, n: number) => served.set(url, (served.get(url) ?? 0) + n);
@@ -257,22 +273,30 @@ async function runCatalogue(
       bench.bareHttp = bareHttp;
     }
     // PostgreSQL's CPU per request, for the rows whose servers use this catalogue.
-    const onCatalogue = new Set([running.url, baseline.url, metricsApi?.url]);
+    const onCatalogue = new Set([running.url, baseline.url, metricsApi?.url, cachedApi?.url]);
     const withDbCpu = (target: LoadTarget | null) =>
       target && onCatalogue.has(target.url) ? { ...target, dbCpu: () => dbProbe.sample() } : target;
     const loadPlan: LoadPlan = { ...plan, connections, between: idle };
-    for (const scenario of scenarios(bench).filter((s) => wanted(s.key))) {
+    const cached = cachedApi ? cachedScenarios(bench, cachedApi) : undefined;
+    for (const scenario of [...(cached?.scenarios ?? []), ...scenarios(bench)].filter((s) => wanted(s.key))) {
       const result = await compare(
         withDbCpu(scenario.service) as LoadTarget,
         withDbCpu(scenario.baseline),
         loadPlan,
         scenario.watchRss ? () => running.rssMb() : undefined,
       );
-      if (result.peakRssMb !== null) peakRssMb = Math.max(peakRssMb ?? 0, result.peakRssMb);
+      if (scenario.key === 'mix') mixRssMb = result.peakRssMb;
+      else if (result.peakRssMb !== null) peakRssMb = Math.max(peakRssMb ?? 0, result.peakRssMb);
       count(scenario.service.url, result.service.served);
       if (scenario.baseline && result.baseline) count(scenario.baseline.url, result.baseline.served);
       const failures = result.service.failed + (result.baseline?.failed ?? 0);
-      const notes = [scenario.note, failures > 0 ? `${failures} failed responses` : undefined].filter(Boolean);
+      const tally = cached?.tallies.get(scenario.key);
+      const rate = tally && hitRate(tally);
+      const notes = [
+        scenario.note,
+        rate != null ? `answer cache hit rate ${(rate * 100).toFixed(1)} %` : undefined,
+        failures > 0 ? `${failures} failed responses` : undefined,
+      ].filter(Boolean);
       const key = scenario.key;
       const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs, dbCpuUs: s.dbCpuUs });
       const baselineFigures = result.baseline && figures(result.baseline);
@@ -315,6 +339,7 @@ async function runCatalogue(
     await baseline.stop();
     await smallApi?.stop();
     await metricsApi?.stop();
+    await cachedApi?.stop();
   }
   if (args.profile) {
     for (const [side, server] of [
@@ -325,7 +350,7 @@ async function runCatalogue(
       if (profile) log(`\n${side}: ${await summariseProfile(profile, served.get(server.url) ?? 0)}`);
     }
   }
-  return { rows, readyMs, peakRssMb };
+  return { rows, readyMs, peakRssMb, mixRssMb };
 }
 
 /**
@@ -406,7 +431,7 @@ async function main() {
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
-  const { readyMs, peakRssMb } = result;
+  const { readyMs, peakRssMb, mixRssMb } = result;
   if (DEPLOYMENT_KEYS.some(wanted)) {
     const deployment = await deploymentRows({
       catalogue,
@@ -427,7 +452,15 @@ async function main() {
     rows.set(FEED_KEY, await feedRow({ catalogueUrl: catalogue.url, spec, rounds: quick ? 1 : 3, log }));
   }
 
-  const order = ['raw-evm', 'raw-solana', ...SCENARIO_KEYS, ...DEPLOYMENT_KEYS, FEED_KEY];
+  const order = [
+    'mix',
+    'raw-evm',
+    'raw-solana',
+    ...SCENARIO_KEYS,
+    ...CACHED_KEYS.slice(1),
+    ...DEPLOYMENT_KEYS,
+    FEED_KEY,
+  ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
   const report: Report = {
@@ -448,6 +481,7 @@ async function main() {
     api: { readyMs, peakRssMbUnderListLoad: peakRssMb },
     targets: [
       ...judge(rows, { readyMs, peakRssMb }),
+      ...judgeCached(rows, mixRssMb),
       ...judgeMetricsCost(rows.get(METRICS_KEY)),
       ...judgeDeployment(rows),
       ...judgeFeed(rows.get(FEED_KEY)),

@@ -65,7 +65,8 @@ export const SCENARIO_KEYS = [
 ] as const;
 
 export interface Scenario {
-  key: (typeof SCENARIO_KEYS)[number];
+  /** A key of SCENARIO_KEYS, or of another file's rows (cached-rows.ts). */
+  key: string;
   name: string;
   service: LoadTarget;
   baseline: LoadTarget | null;

@@ -31,12 +31,14 @@ function Screen({ route }: { route: Route }) {
 
 export function App() {
   const route = useRoute();
-  const address = JSON.stringify(route);
-  // A new screen (or another page of a list, clicked at its foot) starts at the top. A block
-  // body: recent Chromium returns a promise from scrollTo, which React would take for a cleanup.
+  // A new screen (or another page of a list, clicked at its foot) starts at the top; a new sort,
+  // filter or search of the catalogue stays where the reader is (the bar they typed in, the
+  // header they clicked). A block body: recent Chromium returns a promise from scrollTo, which
+  // React would take for a cleanup.
+  const screen = route.name === 'catalogue' ? `catalogue:${route.view.page}` : JSON.stringify(route);
   useEffect(() => {
     window.scrollTo(0, 0);
-  }, [address]);
+  }, [screen]);
   const tab =
     route.name === 'following' || route.name === 'sessions' || route.name === 'wallets' ? route.name : 'providers';
   return (

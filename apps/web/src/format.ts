@@ -21,7 +21,30 @@ export function formatReturn(pct: number): string {
   return pct < 0 ? `−${text}` : text;
 }
 
+/** A figure that does not exist yet (null on the wire: no point that old, nothing published). */
+export const MISSING = '—';
+
+/** A signed percentage, or "—" when the figure does not exist yet. */
+export const formatPct = (pct: number | null) => (pct === null ? MISSING : formatReturn(pct));
+
+/** A drawdown (a magnitude on the wire: 41.9 = a 41.9 % fall) shown as the loss it is. */
+export const formatDrawdown = (pct: number) => formatReturn(pct === 0 ? 0 : -pct);
+
+/** Green for a gain, red for a loss, nothing for zero or a missing figure. */
+export const toneOf = (value: number | null): 'up' | 'down' | undefined =>
+  value === null || value === 0 ? undefined : value > 0 ? 'up' : 'down';
+
+/** The class of a figure's tone. */
+export const toneClass = (value: number | null) => {
+  const tone = toneOf(value);
+  return tone ? `tone-${tone}` : undefined;
+};
+
 export const formatDate = (iso: string) => date.format(new Date(iso));
+
+/** A calendar day of the series (`2026-11-24`, no time zone) → "Nov 24, 2026", the same day everywhere. */
+const day = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+export const formatDay = (date: string) => day.format(new Date(`${date}T00:00:00Z`));
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

@@ -2,17 +2,36 @@
  * Hash routes (`#/providers/5`), so the API only has to serve `/` and the assets: no fallback
  * route for client-side paths, and a bookmark or reload lands on the same screen.
  */
-import type { ProviderListQuery } from '@signal/sdk';
+import type { ProviderFilters, ProviderSortBy, SortOrder } from '@signal/sdk';
 import { useSyncExternalStore } from 'react';
+import { FILTER_FIELDS, FILTER_KEYS, parseApiValue, searchText } from './catalogue-filters';
 
-export type SortBy = NonNullable<ProviderListQuery['sortBy']>;
-export type Order = NonNullable<ProviderListQuery['order']>;
-export const SORT_FIELDS: readonly SortBy[] = ['followerCount', 'name', 'createdAt', 'id'];
+export type SortBy = ProviderSortBy;
+export type Order = SortOrder;
+export const SORT_FIELDS = [
+  'followerCount',
+  'name',
+  'createdAt',
+  'id',
+  'roi7d',
+  'roi30d',
+  'roi90d',
+  'roiAll',
+  'maxDrawdown',
+  'winRate',
+  'tradingDays',
+] as const satisfies readonly SortBy[];
+// Every sort of the API is listed: a new one in the schema fails the typecheck here.
+type Unlisted = Exclude<SortBy, (typeof SORT_FIELDS)[number]>;
+const everySortListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everySortListed;
 
+/** What the catalogue shows: its page, sort and filters, all of it in the address. */
 export interface CatalogueView {
   page: number;
   sortBy: SortBy;
   order: Order;
+  filters: ProviderFilters;
 }
 
 export type Route =
@@ -24,7 +43,7 @@ export type Route =
   | { name: 'not-found'; path: string };
 
 /** The API's defaults: most followed first. */
-export const DEFAULT_VIEW: CatalogueView = { page: 1, sortBy: 'followerCount', order: 'desc' };
+export const DEFAULT_VIEW: CatalogueView = { page: 1, sortBy: 'followerCount', order: 'desc', filters: {} };
 
 function positive(value: string | null): number | undefined {
   if (!value || !/^[1-9][0-9]{0,8}$/.test(value)) return undefined;
@@ -35,11 +54,7 @@ export function parseRoute(hash: string): Route {
   const [rawPath = '', rawQuery = ''] = hash.replace(/^#/, '').split('?');
   const path = rawPath === '' ? '/' : rawPath;
   const query = new URLSearchParams(rawQuery);
-  if (path === '/') {
-    const sortBy = SORT_FIELDS.find((field) => field === query.get('sortBy')) ?? DEFAULT_VIEW.sortBy;
-    const order = query.get('order') === 'asc' ? 'asc' : query.get('order') === 'desc' ? 'desc' : DEFAULT_VIEW.order;
-    return { name: 'catalogue', view: { page: positive(query.get('page')) ?? 1, sortBy, order } };
-  }
+  if (path === '/') return { name: 'catalogue', view: parseCatalogueView(query) };
   const provider = /^\/providers\/([0-9]+)$/.exec(path);
   const id = positive(provider?.[1] ?? null);
   if (id !== undefined) return { name: 'provider', id };
@@ -49,13 +64,46 @@ export function parseRoute(hash: string): Route {
   return { name: 'not-found', path };
 }
 
+/**
+ * The view an address asks for. A value the API would refuse (a typo in a shared link, an edited
+ * address) is left out rather than turned into an error page.
+ */
+function parseCatalogueView(query: URLSearchParams): CatalogueView {
+  const sortBy = SORT_FIELDS.find((field) => field === query.get('sortBy')) ?? DEFAULT_VIEW.sortBy;
+  const order = query.get('order') === 'asc' ? 'asc' : query.get('order') === 'desc' ? 'desc' : DEFAULT_VIEW.order;
+  const filters: ProviderFilters = {};
+  const q = searchText(query.get('q') ?? '');
+  if (q !== undefined) filters.q = q;
+  for (const field of FILTER_FIELDS) {
+    const value = parseApiValue(field, query.get(field.key) ?? '');
+    if (value !== undefined) filters[field.key] = value;
+  }
+  return { page: positive(query.get('page')) ?? 1, sortBy, order, filters };
+}
+
+/** A number as the API's plain decimal (never `1e-7`, which it refuses). */
+function plainDecimal(value: number): string {
+  const text = String(value);
+  return /e/i.test(text) ? value.toFixed(15).replace(/\.?0+$/, '') : text;
+}
+
+/** `#/?sortBy=roi30d&order=desc&q=alpha&minWinRate=0.55&page=2`: defaults left out. */
 export function catalogueHref(view: CatalogueView): string {
   const query = new URLSearchParams();
   if (view.sortBy !== DEFAULT_VIEW.sortBy) query.set('sortBy', view.sortBy);
   if (view.order !== DEFAULT_VIEW.order) query.set('order', view.order);
+  for (const key of FILTER_KEYS) {
+    const value = view.filters[key];
+    if (value !== undefined) query.set(key, typeof value === 'number' ? plainDecimal(value) : value);
+  }
   if (view.page !== 1) query.set('page', String(view.page));
   const text = query.toString();
   return text ? `#/?${text}` : '#/';
+}
+
+/** Goes to an address of the app: a new history entry, so the back button returns here. */
+export function navigate(href: string): void {
+  if (window.location.hash !== href) window.location.hash = href;
 }
 
 export const providerHref = (id: number) => `#/providers/${id}`;

@@ -9,3 +9,4 @@ export * from './service-key.schemas.js';
 export * from './service-vocabulary.js';
 export * from './sign-in-message.js';
 export * from './wallets.schemas.js';
+export * from './webhook.schemas.js';

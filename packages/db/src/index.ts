@@ -1,3 +1,4 @@
+export * from './answer-versions.queries.js';
 export * from './auth.queries.js';
 export * from './catalogue-version.queries.js';
 export * from './catalogue-write.queries.js';
@@ -29,3 +30,4 @@ export * from './service-key.queries.js';
 export * from './session.queries.js';
 export * from './user.queries.js';
 export * from './wallet.queries.js';
+export * from './webhook.queries.js';

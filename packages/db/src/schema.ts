@@ -142,6 +142,20 @@ export interface EventFeedStateTable {
   last_position: ColumnType<string, string | undefined, string>;
 }
 
+/** Webhook endpoints (migration 0016); `secret` is the `whsec_…` signing secret. */
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  types: string[];
+  description: string | null;
+  secret: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  enabled_since: ColumnType<Date, Date | string | undefined, Date | string>;
+  failing_since: ColumnType<Date | null, never, Date | string | null>;
+  disabled_reason: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 /** A relay of the feed to a bus: the last position it published (migration 0015, event-relay.queries.ts). */
 export interface EventRelaysTable {
   name: string;
@@ -179,6 +193,7 @@ export const TABLES = [
   'provider_nav',
   'event_feed_state',
   'idempotency_keys',
+  'webhook_endpoints',
   'event_relays',
 ] as const satisfies readonly (keyof Database)[];
 
@@ -197,5 +212,6 @@ export interface Database {
   provider_nav: ProviderNavTable;
   event_feed_state: EventFeedStateTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
   event_relays: EventRelaysTable;
 }

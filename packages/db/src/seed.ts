@@ -137,7 +137,17 @@ function demoWallets(count: number): string[] {
  */
 export async function seedDemoCatalogue(
   db: Kysely<Database>,
-  options: { providers: number; now?: Date },
+  options: {
+    providers: number;
+    now?: Date;
+    /**
+     * Appends a number (1..20,000) to every name, as real handles carry one. The words alone
+     * make 9,000 names, so every trigram of a search is shared by ~10⁵ providers on a 1M
+     * catalogue, which no real board looks like; with the number, names are nearly all distinct
+     * and a search such as `labs 1234` matches about 55 of 1M (the bench's search row).
+     */
+    distinctNames?: boolean;
+  },
 ): Promise<SeedResult | null> {
   const n = options.providers;
   if (n <= 0) return null;
@@ -185,7 +195,8 @@ export async function seedDemoCatalogue(
     await sql`
       insert into providers (name, description, avatar_url, follower_count, created_at)
       select
-        ${pick(ADJECTIVES)} || ' ' || ${pick(NOUNS)} || ' ' || ${pick(SUFFIXES)},
+        ${pick(ADJECTIVES)} || ' ' || ${pick(NOUNS)} || ' ' || ${pick(SUFFIXES)}
+          ${options.distinctNames ? sql`|| ' ' || (1 + floor(random() * 20000))::int` : sql``},
         case when random() < 0.1 then null
              else ${pick(STYLES)} || ' signals on ' || ${pick(MARKETS)} || ', ' || ${pick(TIMEFRAMES)}
                   || ' timeframe. ' || ${pick(NOTES)} end,

@@ -13,13 +13,19 @@ import { createTransport } from './transport.js';
 import { walk } from './walk.js';
 import type {
   CreatedServiceKey,
+  CreatedWebhookEndpoint,
   CreateServiceKeyBody,
+  CreateWebhookBody,
+  DeletedWebhook,
+  DeliveryPage,
   Follower,
   FollowerPage,
   ProviderId,
   RevokedServiceKey,
   ServiceKeyPage,
   SignalEvent,
+  WebhookEndpoint,
+  WebhookPatch,
 } from './wire.types.js';
 
 export interface ServiceClientOptions {
@@ -31,7 +37,7 @@ export interface ServiceClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** Key management, followers, and the catalogue writes of catalogue-writes.ts (provider writes, publishing). */
+/** Key management, followers, webhooks, and the catalogue writes of catalogue-writes.ts (provider writes, publishing). */
 export interface SignalServiceClient extends CatalogueWriteMethods {
   /** `POST /admin/keys` (`keys:manage`): a new key; its secret `key` is in this answer only. */
   createKey(body: CreateServiceKeyBody): Promise<CreatedServiceKey>;
@@ -50,6 +56,21 @@ export interface SignalServiceClient extends CatalogueWriteMethods {
    * followed before the walk and stays is seen exactly once.
    */
   followers(providerId: ProviderId, options?: { limit?: number }): AsyncIterableIterator<Follower>;
+  /** `POST /webhooks` (`webhooks:manage`): a new endpoint; its `secret` (`whsec_…`) is in this answer only. */
+  createWebhook(body: CreateWebhookBody): Promise<CreatedWebhookEndpoint>;
+  /** `GET /webhooks` (`webhooks:manage`): every endpoint, oldest first. */
+  listWebhooks(): Promise<{ items: WebhookEndpoint[] }>;
+  /** `GET /webhooks/{id}` (`webhooks:manage`). */
+  getWebhook(id: string): Promise<WebhookEndpoint>;
+  /** `PATCH /webhooks/{id}` (`webhooks:manage`): edit, disable (`enabled: false`) or enable. */
+  updateWebhook(id: string, patch: WebhookPatch): Promise<WebhookEndpoint>;
+  /** `DELETE /webhooks/{id}` (`webhooks:manage`): the endpoint, its pending deliveries and its log. */
+  deleteWebhook(id: string): Promise<DeletedWebhook>;
+  /**
+   * `GET /webhooks/{id}/deliveries` (`webhooks:manage`): one page of the attempts, newest first;
+   * pass its `nextCursor` as `cursor` for the next (null at the end).
+   */
+  webhookDeliveries(id: string, query?: { limit?: number; cursor?: string }): Promise<DeliveryPage>;
   events: {
     /**
      * The `events.stream` subscription (`events:read`) as an async iterator: every event from
@@ -78,6 +99,12 @@ export function createServiceClient(options: ServiceClientOptions): SignalServic
     followersPage,
     followers: (id, { limit = 1000 } = {}) =>
       walk((query: { cursor?: string }) => followersPage(id, { limit, ...query }), {}),
+    createWebhook: (body) => trpc.webhooks.create.mutate(body, { context }),
+    listWebhooks: () => trpc.webhooks.list.query(undefined, { context }),
+    getWebhook: (id) => trpc.webhooks.get.query({ id }, { context }),
+    updateWebhook: (id, patch) => trpc.webhooks.update.mutate({ id, ...patch }, { context }),
+    deleteWebhook: (id) => trpc.webhooks.delete.mutate({ id }, { context }),
+    webhookDeliveries: (id, query = {}) => trpc.webhooks.deliveries.query({ id, ...query }, { context }),
     ...catalogueWriteMethods(trpc, options.key),
     events: {
       async *stream(streamOptions) {

@@ -39,8 +39,26 @@ export type FollowedProviderPage = Outputs['me']['following'];
 export type FollowResult = Outputs['providers']['follow'];
 /** Result of an unfollow (`following: false`); idempotent. */
 export type UnfollowResult = Outputs['providers']['unfollow'];
-/** Page (or cursor), limit, sort field and direction of `providers.list`; every field is optional. */
+/**
+ * Page (or cursor), limit, sort field and direction, and filters of `providers.list`; every field
+ * is optional. From the API's one schema (core's ProviderListQuerySchema and catalogue-search.ts).
+ */
 export type ProviderListQuery = Inputs['providers']['list'];
+/**
+ * What the catalogue sorts by: `followerCount` (default), `createdAt`, `name`, `id`, or a
+ * performance figure, `roi7d`, `roi30d`, `roi90d`, `roiAll`, `maxDrawdown`, `winRate`,
+ * `tradingDays` (a provider without the figure comes last in both orders).
+ */
+export type ProviderSortBy = NonNullable<ProviderListQuery['sortBy']>;
+/** Sort direction: `desc` (default) or `asc`; ties by id in the same direction. */
+export type SortOrder = NonNullable<ProviderListQuery['order']>;
+/**
+ * The filters of `providers.list`, combined with AND: `q` (name contains, 1..100 characters),
+ * `minRoi30dPct`, `maxDrawdownPct`, `minWinRate` (0..1), `minTradingDays`, `minFollowers`. A
+ * provider without a figure (null) fails a filter on it. A cursor carries its filters: send it
+ * with the same ones, or alone.
+ */
+export type ProviderFilters = Omit<ProviderListQuery, 'page' | 'limit' | 'cursor' | 'sortBy' | 'order'>;
 /** Page (or cursor) and limit of `me.following` and `sessions.list`; all optional. */
 export type PageQuery = Inputs['me']['following'];
 /**
@@ -72,6 +90,8 @@ export type PerformancePublishBody = Omit<Inputs['providers']['publish'], 'id'>;
 export type Performance = Outputs['providers']['performance'];
 /** A chart window: `7d`, `30d`, `90d` (default), `1y` (365 days) or `all`. */
 export type PerformanceWindow = Performance['window'];
+/** One day of a chart: `roiPct` cumulative from the window's base, `drawdownPct` the fall from the peak since (≥ 0). */
+export type PerformancePoint = Performance['points'][number];
 /** A provider id: a positive integer. */
 export type ProviderId = Inputs['providers']['get']['id'];
 /** The contract's error codes. */
@@ -98,6 +118,20 @@ export type RevokedServiceKey = Outputs['keys']['revoke'];
 export type Follower = Outputs['followers']['list']['items'][number];
 /** A page of a provider's followers by user id (`GET /providers/{id}/followers`). */
 export type FollowerPage = Outputs['followers']['list'];
+/** A webhook endpoint (`GET /webhooks/{id}`): never its secret. */
+export type WebhookEndpoint = Outputs['webhooks']['get'];
+/** `POST /webhooks`: the new endpoint with its `whsec_` secret, shown in this answer only. */
+export type CreatedWebhookEndpoint = Outputs['webhooks']['create'];
+/** What `createWebhook` takes: `url`, `types` (`["*"]` for all) and an optional `description`. */
+export type CreateWebhookBody = Inputs['webhooks']['create'];
+/** `PATCH /webhooks/{id}`: any non-empty subset of `url`, `types`, `description`, `enabled`. */
+export type WebhookPatch = Omit<Inputs['webhooks']['update'], 'id'>;
+/** Result of `deleteWebhook(id)` (`DELETE /webhooks/{id}`). */
+export type DeletedWebhook = Outputs['webhooks']['delete'];
+/** One attempt of the deliveries log: `succeeded`, `failed`, or `pending` with its `nextAttemptAt`. */
+export type DeliveryAttempt = Outputs['webhooks']['deliveries']['items'][number];
+/** A page of an endpoint's deliveries log, newest first (`GET /webhooks/{id}/deliveries`). */
+export type DeliveryPage = Outputs['webhooks']['deliveries'];
 /**
  * An event (`GET /events`, `events.stream`, the bus, webhooks): `{ id, type, occurredAt, data }`
  * with `data` typed by `type` (docs/events.md). Named apart from the DOM's `Event`.

@@ -4,19 +4,27 @@
  * and bad arguments do not compile.
  */
 import type { AppRouter } from '@signal/api';
+import type { ProviderFilterField, ProviderSortField } from '@signal/core';
 import {
   type ActiveSession,
   type ActiveSessionPage,
   createClient,
   type FollowedProvider,
   type FollowResult,
+  type Performance,
+  type PerformancePoint,
+  type PerformanceWindow,
   type Provider,
+  type ProviderFilters,
+  type ProviderListQuery,
   type ProviderPage,
+  type ProviderSortBy,
   type Session,
   type SignalApiError,
   type SignalErrorCode,
   type SignOutResult,
   type SignOutScope,
+  type SortOrder,
   type UnfollowResult,
   type User,
 } from '@signal/sdk';
@@ -74,6 +82,33 @@ describe('results are typed', () => {
     expectTypeOf<SignOutScope | undefined>().toEqualTypeOf<Extract<Inputs['auth']['logout'], object>['scope']>();
   });
 
+  it("the list's sorts and filters are the ones of core's schema, typed as the API parses them", () => {
+    expectTypeOf<ProviderSortBy>().toEqualTypeOf<ProviderSortField>();
+    expectTypeOf<'roi30d' | 'maxDrawdown' | 'winRate' | 'tradingDays'>().toExtend<ProviderSortBy>();
+    expectTypeOf<SortOrder>().toEqualTypeOf<'asc' | 'desc'>();
+    expectTypeOf<keyof ProviderFilters>().toEqualTypeOf<ProviderFilterField>();
+    expectTypeOf<ProviderFilters>().toEqualTypeOf<{
+      q?: string;
+      minRoi30dPct?: number;
+      maxDrawdownPct?: number;
+      minWinRate?: number;
+      minTradingDays?: number;
+      minFollowers?: number;
+    }>();
+    // A query is a sort, a page or cursor, and filters; all of it optional.
+    expectTypeOf<ProviderSortBy | undefined>().toEqualTypeOf<ProviderListQuery['sortBy']>();
+    expectTypeOf<ProviderFilters>().toExtend<ProviderListQuery>();
+  });
+
+  it('performance(id, window) answers the chart of the window, typed from core', () => {
+    expectTypeOf(client.providers.performance).returns.resolves.toEqualTypeOf<Performance>();
+    expectTypeOf(client.providers.performance).returns.resolves.toEqualTypeOf<Outputs['providers']['performance']>();
+    expectTypeOf(client.providers.performance).parameter(1).toEqualTypeOf<PerformanceWindow | undefined>();
+    expectTypeOf<PerformanceWindow>().toEqualTypeOf<'7d' | '30d' | '90d' | '1y' | 'all'>();
+    expectTypeOf<PerformancePoint>().toEqualTypeOf<{ date: string; roiPct: number; drawdownPct: number }>();
+    expectTypeOf<Performance['asOf']>().toEqualTypeOf<string | null>();
+  });
+
   it('follow answers following: true and unfollow following: false, as literals', () => {
     expectTypeOf(client.providers.follow).returns.resolves.toEqualTypeOf<FollowResult>();
     expectTypeOf(client.providers.unfollow).returns.resolves.toEqualTypeOf<UnfollowResult>();
@@ -129,6 +164,14 @@ describe('bad arguments do not compile', () => {
       client.providers.list({ limit: '10' });
       // @ts-expect-error order is asc or desc
       client.providers.list({ order: 'up' });
+      // @ts-expect-error no such sort: the figure is roi30d
+      client.providers.list({ sortBy: 'roi30dPct' });
+      // @ts-expect-error filters are numbers, not the query string's text
+      client.providers.list({ minWinRate: '0.5' });
+      // @ts-expect-error no such filter
+      client.providers.list({ minRoi7dPct: 1 });
+      // @ts-expect-error no such chart window
+      client.providers.performance(1, '2y');
       // @ts-expect-error me.get takes no argument
       client.me.get(1);
       // @ts-expect-error verify needs the nonce

@@ -79,6 +79,8 @@ export interface PgBouncer {
   transactions(): Promise<Map<string, number>>;
   /** Its log, for failure messages. */
   log(): Promise<string>;
+  /** Its process id (the bench reads its CPU time from /proc). */
+  pid(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -163,7 +165,8 @@ export async function startPgBouncer(options: { upstream: string; poolSize?: num
       await admin.end();
     }
   };
-  return { url, port, transactions, log, stop };
+  const pid = async () => Number((await readFile(join(dir, 'pgbouncer.pid'), 'utf8')).trim());
+  return { url, port, transactions, log, pid, stop };
 }
 
 export interface ReplicatedClusters {

@@ -6,6 +6,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_SIGN_IN_STATEMENT, isSignInDomain } from '@signal/core';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from '../wire/client-address.js';
+import {
+  DEFAULT_DISABLE_AFTER,
+  DEFAULT_RETRY_SCHEDULE,
+  parseDuration,
+  parseRetrySchedule,
+} from './webhook-schedule.js';
 
 const integer = (min: number, max: number) =>
   z
@@ -112,6 +118,7 @@ const EnvSchema = z.object({
   EVM_RPC_MAX_CALLS_PER_MINUTE: withDefault(integer(1, 1_000_000), '120'),
   EVM_RPC_GAS_CAP: withDefault(integer(21_000, 100_000_000), '3000000'),
   PUBLIC_CACHE_MAX_AGE: withDefault(integer(0, 86_400), '5'),
+  ANSWER_CACHE_MB: withDefault(integer(0, 65_536), '64'),
   DATABASE_READ_URL: optional(z.string().url('must be a postgres:// connection URL')),
   DATABASE_READ_MAX_LAG_SECONDS: withDefault(integer(0, 86_400), '30'),
   // Sign-in messages (SIWE, SIWS): the site they name.
@@ -147,6 +154,35 @@ const EnvSchema = z.object({
   SERVICE_KEY_RATE_LIMIT_PER_MINUTE: withDefault(integer(0, 100_000_000), '6000'),
   // Events (issue 27): how long the feed keeps them.
   EVENT_RETENTION_DAYS: withDefault(integer(1, 3_650), '30'),
+  // Webhooks (issue 27): delivery (docs/events.md, "Webhooks").
+  WEBHOOK_RETRY_SCHEDULE: withDefault(
+    z.string().transform((value, ctx) => {
+      const delays = parseRetrySchedule(value);
+      if (delays && delays.length <= 50) return delays;
+      ctx.addIssue({ code: 'custom', message: 'must be up to 50 comma-separated durations such as 5s,5m,2h' });
+      return z.NEVER;
+    }),
+    DEFAULT_RETRY_SCHEDULE,
+  ),
+  WEBHOOK_DISABLE_AFTER: withDefault(
+    z.string().transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms !== undefined && ms > 0) return ms;
+      ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m' });
+      return z.NEVER;
+    }),
+    DEFAULT_DISABLE_AFTER,
+  ),
+  WEBHOOK_ALLOW_PRIVATE: withDefault(boolean, 'false'),
+  WEBHOOK_ALLOW_HTTP: withDefault(boolean, 'false'),
+  WEBHOOK_DNS_SERVERS: optional(
+    z
+      .string()
+      .regex(/^[0-9A-Fa-f:.[\]]+(,[0-9A-Fa-f:.[\]]+)*$/, 'must be comma-separated IP addresses (ip or ip:port)')
+      .transform((value) => value.split(',')),
+  ),
+  WEBHOOK_CONCURRENCY: withDefault(integer(1, 10_000), '64'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: withDefault(integer(1, 10_000), '16'),
   // The NATS JetStream bus (docs/events.md, "NATS JetStream"): unset, no relay runs.
   EVENT_BUS_URL: optional(
     z
@@ -216,6 +252,8 @@ export interface Config {
   evmRpcGasCap: number;
   /** Seconds a browser or CDN may reuse a public catalogue read (Cache-Control max-age). */
   publicCacheMaxAge: number;
+  /** Byte budget (MiB) of the built public answers kept in memory (http/answer-cache.ts); 0: none kept. */
+  answerCacheMb: number;
   /** A streaming replica for public catalogue reads; unset: everything reads the primary. */
   databaseReadUrl: string | undefined;
   /** Beyond this replay lag the replica is left out until it catches up. */
@@ -237,6 +275,22 @@ export interface Config {
   serviceKeyRateLimitPerMinute: number;
   /** Events older than this many days are purged from the feed (maintenance.ts). */
   eventRetentionDays: number;
+  /** Webhook delivery (webhooks/worker.ts; docs/events.md, "Webhooks"). */
+  webhooks: {
+    /** The delay after each failed attempt, in ms: 1 + its length attempts in all. */
+    retrySchedule: number[];
+    /** An endpoint failing every attempt for this long (ms) is disabled. */
+    disableAfterMs: number;
+    /** Development only: inward (loopback, private, …) targets allowed. */
+    allowPrivate: boolean;
+    /** Development only: http:// targets allowed. */
+    allowHttp: boolean;
+    /** DNS servers for webhook hosts; empty: the system resolver. */
+    dnsServers: string[];
+    /** Attempts in flight per server process, and per endpoint within it. */
+    concurrency: number;
+    endpointConcurrency: number;
+  };
   /** NATS servers the relay publishes every event to (events/relay.ts); unset: no relay. */
   eventBusUrl: string | undefined;
   /** The JetStream stream the relay expects, or creates when no stream covers its subjects. */
@@ -308,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evmRpcMaxCallsPerMinute: e.EVM_RPC_MAX_CALLS_PER_MINUTE,
     evmRpcGasCap: e.EVM_RPC_GAS_CAP,
     publicCacheMaxAge: e.PUBLIC_CACHE_MAX_AGE,
+    answerCacheMb: e.ANSWER_CACHE_MB,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadMaxLagSeconds: e.DATABASE_READ_MAX_LAG_SECONDS,
     signInDomains: e.SIGN_IN_DOMAIN ?? [],
@@ -318,6 +373,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminKey: e.ADMIN_KEY,
     serviceKeyRateLimitPerMinute: e.SERVICE_KEY_RATE_LIMIT_PER_MINUTE,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhooks: {
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      dnsServers: e.WEBHOOK_DNS_SERVERS ?? [],
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
     eventBusUrl: e.EVENT_BUS_URL,
     eventBusStream: e.EVENT_BUS_STREAM,
     eventBusSubjectPrefix: e.EVENT_BUS_SUBJECT_PREFIX,

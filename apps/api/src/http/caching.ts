@@ -16,13 +16,29 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
-import { catalogueVersion, type Database, performanceVersion, providerVersion, type VersionSink } from '@signal/db';
+import {
+  catalogueVersion,
+  type Database,
+  performanceVersion,
+  providerVersion,
+  statsValidUntil,
+  type VersionSink,
+} from '@signal/db';
 import type { Kysely } from 'kysely';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { Services } from '../procedures/context.js';
 import { providerListPaging } from '../procedures/paging.js';
 import { countCatalogueRead } from '../procedures/rate-limit.js';
 import { readCatalogue } from '../procedures/read-replica.js';
+import {
+  type AnswerCacheCounts,
+  type AnswerStore,
+  answerStore,
+  type KeptAnswer,
+  type VersionReader,
+  versionReader,
+} from './answer-cache.js';
 import { sendJson } from './respond.js';
 
 /**
@@ -71,6 +87,40 @@ const CACHEABLE: Record<string, Revalidate | null> = {
   },
 };
 
+/**
+ * A request's identity for the answer cache (http/answer-cache.ts): the key of its answer (the
+ * procedure and the input it reads once parsed and defaulted, so `?page=1&limit=20`, `?limit=20&page=1`
+ * and `?` share one) and whose version it is kept under (a provider's, else the catalogue's).
+ * Undefined for an input the procedure refuses: it answers that with its 400.
+ */
+type Identify = (input: Record<string, unknown>, services: Services) => { key: string; provider?: number } | undefined;
+
+const IDENTIFY: Record<string, Identify> = {
+  'providers.list': (input, services) => {
+    const parsed = ProviderListQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    try {
+      // What listProviders reads, and nothing else: the page is a function of it and the data.
+      const { page, limit, after, sortBy, order, filters } = providerListPaging(services.cursors, parsed.data);
+      return { key: `L${JSON.stringify([page, limit, after, sortBy, order, filters])}` };
+    } catch {
+      return undefined;
+    }
+  },
+  'providers.get': (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? { key: `D${parsed.data.id}`, provider: parsed.data.id } : undefined;
+  },
+  'providers.stats': (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? { key: `S${parsed.data.id}`, provider: parsed.data.id } : undefined;
+  },
+  'providers.performance': (input) => {
+    const parsed = PerformanceQuerySchema.safeParse(input);
+    return parsed.success ? { key: `F${parsed.data.id}.${parsed.data.window}`, provider: parsed.data.id } : undefined;
+  },
+};
+
 /** Tags of different procedures never match each other: a letter per kind of version. */
 const VERSION_KINDS: Record<string, string> = { 'providers.list': 'c', 'providers.performance': 'f' };
 
@@ -91,6 +141,17 @@ export function ifNoneMatch(req: IncomingMessage, etag: string): boolean {
     if (tag === '*' || tag === bare || tag === `W/${bare}`) return true;
   }
   return false;
+}
+
+type ReadDb = <T>(query: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
+
+/** A kept answer's bytes (Content-Length set, so HEAD carries the GET's headers). */
+function sendBytes(res: ServerResponse, body: Buffer, headers: Record<string, string>): void {
+  res.statusCode = 200;
+  for (const name in headers) res.setHeader(name, headers[name] as string);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }
 
 function notModified(res: ServerResponse, etag: string, cacheControl: string): void {
@@ -115,6 +176,8 @@ export interface RestCaching {
   ): Promise<void>;
   /** GET /openapi.json, with its ETag. */
   openApi(req: IncomingMessage, res: ServerResponse): void;
+  /** What the answer cache has done (undefined when ANSWER_CACHE_MB is 0). */
+  answerCounts(): AnswerCacheCounts | undefined;
 }
 
 export function restCaching(services: Services): RestCaching {
@@ -131,12 +194,93 @@ export function restCaching(services: Services): RestCaching {
   const versionTag = (procedure: string, version: string) =>
     `W/"${openApiDocument().prefix}-${VERSION_KINDS[procedure] ?? 'p'}${version}"`;
 
+  const budgetBytes = services.config.answerCacheMb * 1024 * 1024;
+  const answers: AnswerStore | undefined = budgetBytes > 0 ? answerStore(budgetBytes) : undefined;
+  // Public reads go where their answers are read (the replica, when there is one); a request
+  // with a token reads the primary, as its procedure does.
+  const onPrimary = versionReader((query) => query(services.database.db));
+  const { replica } = services;
+  const onReplica = replica ? versionReader((query) => replica.read(query)) : onPrimary;
+  const readerFor = (req: IncomingMessage): { versions: VersionReader; db: ReadDb } =>
+    req.headers.authorization === undefined && replica
+      ? { versions: onReplica, db: (query) => replica.read(query) }
+      : { versions: onPrimary, db: (query) => query(services.database.db) };
+
+  /**
+   * A cacheable read with the answer cache on: the current version first (every request), then
+   * the kept answer when it was built at that version (and, for stats, is still within its time
+   * bound), else the procedure, whose answer is kept. A public request gets its ETag and 304s as
+   * without the cache; one with a token the bytes alone (no-store).
+   */
+  async function serveKept(
+    store: AnswerStore,
+    identity: { key: string; provider?: number },
+    procedure: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    run: (cache: VersionSink) => Promise<unknown>,
+  ): Promise<void> {
+    const publicRead = req.headers.authorization === undefined;
+    const { versions, db } = readerFor(req);
+    const now = services.now().getTime();
+    let current: string | undefined;
+    if (identity.provider === undefined) current = await versions.catalogue();
+    else {
+      current = await versions.provider(identity.provider);
+      if (current !== undefined && procedure === 'providers.performance') {
+        current = performanceVersion(current, identity.key.slice(identity.key.indexOf('.') + 1) as never);
+      }
+    }
+    if (current !== undefined) {
+      const kept = store.get(identity.key);
+      const tagged = procedure !== 'providers.stats';
+      const fresh =
+        kept !== undefined &&
+        kept.version === current &&
+        (kept.validUntil === null || (now < kept.validUntil && now >= kept.builtAt));
+      if (fresh || (publicRead && tagged && ifNoneMatch(req, versionTag(procedure, current)))) {
+        store.hit();
+        // Counted as the procedure would have counted it.
+        countCatalogueRead({ services, req, res });
+        if (!publicRead) return sendBytes(res, (kept as KeptAnswer).body, {});
+        const etag = fresh ? (kept as KeptAnswer).etag : versionTag(procedure, current);
+        if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
+        return sendBytes(res, (kept as KeptAnswer).body, { ETag: etag, 'Cache-Control': cacheControl });
+      }
+    }
+    store.miss();
+    const cache: VersionSink = {};
+    // Stats: the bound of their time window, read before the answer is built (see statsValidUntil).
+    const bound =
+      procedure === 'providers.stats' && current !== undefined
+        ? db((handle) => statsValidUntil(handle, identity.provider as number, new Date(now)))
+        : undefined;
+    const [data, validUntil] = await Promise.all([run(cache), bound]);
+    const text = JSON.stringify(data);
+    const body = Buffer.from(text);
+    const etag =
+      cache.version !== undefined
+        ? versionTag(procedure, cache.version)
+        : `W/"${openApiDocument().prefix}-h${digest(text)}"`;
+    const version = cache.version ?? current;
+    if (version !== undefined) {
+      store.set(identity.key, { body, etag, version, validUntil: validUntil ?? null, builtAt: now });
+    }
+    if (!publicRead) return sendBytes(res, body, {});
+    if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
+    sendBytes(res, body, { ETag: etag, 'Cache-Control': cacheControl });
+  }
+
   return {
     applies(procedure, req) {
-      return procedure in CACHEABLE && req.headers.authorization === undefined;
+      // With the answer cache on, a request with a token is served from kept answers too (the
+      // answers are the same for everyone), with no ETag and no-store as before.
+      return procedure in CACHEABLE && (req.headers.authorization === undefined || answers !== undefined);
     },
 
     async serve(procedure, req, res, input, run) {
+      const identity = answers && IDENTIFY[procedure]?.((input ?? {}) as Record<string, unknown>, services);
+      if (answers && identity) return serveKept(answers, identity, procedure, req, res, run);
       const read =
         req.headers['if-none-match'] !== undefined
           ? CACHEABLE[procedure]?.((input ?? {}) as Record<string, unknown>, services)
@@ -165,6 +309,8 @@ export function restCaching(services: Services): RestCaching {
       sendJson(res, 200, text, { ETag: etag, 'Cache-Control': cacheControl }, true);
     },
 
+    answerCounts: () => answers?.counts(),
+
     openApi(req, res) {
       const { text, etag } = openApiDocument();
       if (req.headers.authorization !== undefined) return sendJson(res, 200, text, {}, true);
@@ -172,4 +318,36 @@ export function restCaching(services: Services): RestCaching {
       sendJson(res, 200, text, { ETag: etag, 'Cache-Control': cacheControl }, true);
     },
   };
+}
+
+/** The answer cache's figures in /metrics (when it is on). */
+export function answerCacheMetrics(metrics: Metrics, caching: RestCaching): void {
+  const counts = caching.answerCounts;
+  if (!counts()) return;
+  const read = (pick: (c: AnswerCacheCounts) => number) => () => pick(counts() as AnswerCacheCounts);
+  metrics.counter(
+    'signal_answer_cache_hits_total',
+    'Public reads answered without building the answer: a kept answer (or a 304) at the current version',
+    read((c) => c.hits),
+  );
+  metrics.counter(
+    'signal_answer_cache_misses_total',
+    'Public reads whose answer was built (none kept, or kept at an older version)',
+    read((c) => c.misses),
+  );
+  metrics.counter(
+    'signal_answer_cache_evictions_total',
+    'Kept answers dropped to stay within ANSWER_CACHE_MB',
+    read((c) => c.evictions),
+  );
+  metrics.gauge(
+    'signal_answer_cache_bytes',
+    'Bytes of kept answers (ANSWER_CACHE_MB is the budget)',
+    read((c) => c.bytes),
+  );
+  metrics.gauge(
+    'signal_answer_cache_entries',
+    'Kept answers',
+    read((c) => c.entries),
+  );
 }

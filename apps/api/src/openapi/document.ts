@@ -27,6 +27,7 @@ import { noRoute } from '../http/rest.js';
 import * as examples from '../procedures/examples.js';
 import { appRouter } from '../procedures/routers/index.js';
 import type { Meta } from '../procedures/trpc.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../procedures/write-transaction.js';
 import { MAX_BODY_BYTES } from '../wire/body.js';
 import { toWireError, validationError } from '../wire/errors.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, parseRequestTarget } from '../wire/limits.js';
@@ -209,6 +210,12 @@ const TAGS: OpenAPIV3.TagObject[] = [
     description:
       'Every change announced, for internal services: the pull feed (scope `events:read`). Types, payloads and ' +
       'ordering: docs/events.md.',
+  },
+  {
+    name: 'webhooks',
+    description:
+      'Events POSTed to your endpoints, signed as Standard Webhooks specifies (scope `webhooks:manage`): endpoints, ' +
+      'their `whsec_` secrets and deliveries logs. Retries, disabling and URL rules: docs/events.md.',
   },
 ];
 
@@ -431,6 +438,21 @@ function cachingResponses(success: OpenAPIV3.ResponsesObject): OpenAPIV3.Respons
   };
 }
 
+/** The header of the procedures whose meta says `idempotent` (write-transaction.ts honours it there only). */
+const IDEMPOTENCY_KEY_HEADER: OpenAPIV3.ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes this POST safe to retry: a retry with the same key and the same body within 24 h gets the first ' +
+    'answer (same status and body) and changes nothing, also while the first is still running (it waits for ' +
+    'it); the same key with another body or on another route → 409 `IDEMPOTENCY_CONFLICT`. Keys are per ' +
+    'credential (per service key; per user for wallet tokens). 1 to 255 printable ASCII characters, else 400 ' +
+    '`VALIDATION_ERROR`. A fresh random value per logical request, e.g. a UUID.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+  example: '5f0c6a1e-2b7d-4c39-9a4e-8d1f3b6e2c70',
+};
+
 /**
  * zod 4 writes its own ISO 8601 regular expression beside `format: date-time` (400 characters
  * per timestamp field); the format says the same to every reader of the document.
@@ -483,6 +505,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
 
   // tRPC keeps every procedure of the tree in one flat record, keyed by its dotted path.
   const procedures = appRouter._def.procedures as unknown as Record<string, AnyProcedure>;
+  const idempotent: OpenAPIV3.OperationObject[] = [];
   for (const procedure of Object.values(procedures)) {
     const meta = procedure._def.meta as Meta | undefined;
     if (!meta?.openapi) continue;
@@ -498,6 +521,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       operation.description = `${operation.description ?? ''}\n\nTakes a service key with the scope \`${meta.scope}\` (or ADMIN_KEY); a user's token is refused with 403.`;
     }
     addExamples(operation, meta.openapi.example);
+    if (meta.idempotent) idempotent.push(operation);
     // The generator's own error responses (tRPC's codes) give way to the contract's below.
     const ok = operation.responses[200];
     if (!ok) throw new Error(`OpenAPI: no 200 for ${meta.openapi.method} ${meta.openapi.path}`);
@@ -541,5 +565,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   acceptUnknownBodyFields(doc);
   dropDateTimePatterns(doc.paths);
   nameComponentSchemas(doc, SERVICE_ENDPOINTS);
+  // Last: the components above read the query and path parameters to tell what the body is.
+  for (const operation of idempotent)
+    operation.parameters = [...(operation.parameters ?? []), { ...IDEMPOTENCY_KEY_HEADER }];
   return doc;
 }

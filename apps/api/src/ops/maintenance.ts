@@ -1,11 +1,17 @@
 /**
  * Housekeeping on a schedule: records of used nonces that have expired, ended rate-limit
- * windows, sessions ended more than a week ago, Idempotency-Key answers older than 24 h and events
- * older than EVENT_RETENTION_DAYS are deleted at start
+ * windows, sessions ended more than a week ago, Idempotency-Key answers older than 24 h, events and
+ * finished webhook deliveries older than EVENT_RETENTION_DAYS are deleted at start
  * and then every minute, in bounded batches, so the tables stay bounded under a flood. Every
  * server runs it; concurrent runs share the work (SKIP LOCKED) instead of colliding.
  */
-import { type PurgeResult, purgeEvents, purgeExpiredAuthState, purgeIdempotencyKeys } from '@signal/db';
+import {
+  type PurgeResult,
+  purgeEvents,
+  purgeExpiredAuthState,
+  purgeIdempotencyKeys,
+  purgeWebhookDeliveries,
+} from '@signal/db';
 import type { Services } from '../procedures/context.js';
 import { RATE_LIMIT_WINDOW_MS } from '../procedures/rate-limit.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../procedures/write-transaction.js';
@@ -51,6 +57,11 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
           before: new Date(now.getTime() - services.config.eventRetentionDays * 86_400_000),
         });
         if (events > 0) services.log.debug({ events }, 'purged old events');
+        // Finished webhook deliveries (and their attempts' log) are kept as long as events.
+        const deliveries = await purgeWebhookDeliveries(services.database.db, {
+          before: new Date(now.getTime() - services.config.eventRetentionDays * 86_400_000),
+        });
+        if (deliveries > 0) services.log.debug({ deliveries }, 'purged finished webhook deliveries');
         return result;
       } catch (error) {
         // An outage: the next run catches up. Never a crash from a timer.

@@ -35,6 +35,8 @@ export interface Metrics {
    * `metrics.gauge('signal_db_replica_lag_seconds', 'Replay lag of the read replica', () => lag)`.
    */
   gauge(name: string, help: string, read: () => number | Promise<number>): void;
+  /** A counter whose running total another module keeps (the answer cache's hits), read at every scrape. */
+  counter(name: string, help: string, read: () => number): void;
   /** The text of a scrape and its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
   /** Serves GET /metrics (and nothing else) on its own listener. */
@@ -151,6 +153,17 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
         registers: [registry],
         async collect() {
           this.set(await read());
+        },
+      });
+    },
+    counter(name, help, read) {
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(read());
         },
       });
     },

@@ -18,6 +18,12 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** Set by scopedProcedure: the route takes a service key with this scope (openapi.ts reads it). */
   scope?: Scope;
+  /**
+   * The procedure honours an `Idempotency-Key` header (CONTRACT.md, Version 3: POST /providers,
+   * POST /providers/{id}/performance, POST /me/wallets): writeTransaction reads the header only
+   * here, and openapi.ts declares it as a header parameter only here, so the two cannot differ.
+   */
+  idempotent?: true;
   /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
   maxBodyBytes?: number;
   openapi?: {

@@ -8,7 +8,8 @@
  *
  * - Without the header: the procedure's writes commit together, or none of them (an error, a
  *   failed answer check: rollback).
- * - With `Idempotency-Key` (1..255 printable ASCII characters, else 400): the key is claimed in
+ * - With `Idempotency-Key` on a procedure whose meta says `idempotent: true` (1..255 printable
+ *   ASCII characters, else 400; other procedures ignore the header): the key is claimed in
  *   the same transaction (idempotency.queries.ts), per credential (service key, or user of a
  *   wallet token). A retry with the same key, procedure and request within 24 h gets the first
  *   answer again, and nothing runs; another procedure or request → 409 IDEMPOTENCY_CONFLICT. A
@@ -31,13 +32,14 @@ import { middleware } from './trpc.js';
 /** How long a key's first answer is kept (the maintenance job purges older ones). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be (the OpenAPI document declares the same pattern). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key, undefined when absent; a malformed one is a 400. */
 function idempotencyKey(ctx: Context): string | undefined {
   const value = ctx.req.headers['idempotency-key'];
   if (value === undefined) return undefined;
-  if (typeof value === 'string' && PRINTABLE_ASCII.test(value)) return value;
+  if (typeof value === 'string' && IDEMPOTENCY_KEY_PATTERN.test(value)) return value;
   const message = 'must be 1 to 255 printable ASCII characters';
   throw new DomainError('VALIDATION_ERROR', `Invalid Idempotency-Key header: ${message}`, {
     issues: [{ path: ['headers', 'Idempotency-Key'], message }],
@@ -69,8 +71,9 @@ interface StoredAnswer {
 /** Thrown inside the transaction to roll it back when the procedure failed (its result is returned). */
 const ROLLBACK = Symbol('rollback');
 
-export const writeTransaction = middleware(async ({ ctx, path, getRawInput, next }) => {
-  const key = idempotencyKey(ctx);
+export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput, next }) => {
+  // Only where the procedure's meta says so (the routes the contract names); elsewhere ignored.
+  const key = meta?.idempotent ? idempotencyKey(ctx) : undefined;
   const claim = key && {
     credential: credentialOf(ctx),
     key,

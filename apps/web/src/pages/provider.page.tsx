@@ -1,96 +1,103 @@
 import type { Provider, ProviderStats } from '@signal/sdk';
 import { Avatar } from '../components/avatar';
-import { type Bar, BarChart } from '../components/bar-chart';
 import { FollowButton } from '../components/follow-button';
+import { PerformancePanel } from '../components/performance-panel';
 import { ErrorPanel, Loading } from '../components/states';
-import { formatAgo, formatCount, formatDate, formatDateTime, formatRate, formatReturn } from '../format';
+import {
+  formatAgo,
+  formatCount,
+  formatDate,
+  formatDateTime,
+  formatDay,
+  formatDrawdown,
+  formatPct,
+  formatRate,
+  formatReturn,
+  MISSING,
+  toneClass,
+} from '../format';
 import { catalogueHref, DEFAULT_VIEW } from '../router';
 import { useSession } from '../session';
 import { useAsync } from '../use-async';
 
-function Figure({ label, value, hint, tone }: { label: string; value: string; hint?: string; tone?: 'up' | 'down' }) {
+function Figure({ label, value, hint, tone }: { label: string; value: string; hint?: string; tone?: string }) {
   return (
     <div className="figure" data-figure={label}>
       <dt>{label}</dt>
-      <dd className={tone ? `tone-${tone}` : undefined}>{value}</dd>
+      <dd className={tone}>{value}</dd>
       {hint ? <dd className="figure-hint">{hint}</dd> : null}
     </div>
   );
 }
 
-const toneOf = (value: number) => (value > 0 ? 'up' : value < 0 ? 'down' : undefined);
-
+/**
+ * The provider's figures as a trader reads them: returns over 7, 30 and 90 days and since the
+ * first published day (signed, green or red, "—" where no point is that old yet), the deepest
+ * fall, the win rate, then signals and followers; all as of the series' last day.
+ */
 function Statistics({ stats }: { stats: ProviderStats }) {
   const wins = Math.round(stats.totalSignals * stats.winRate);
-  const followers: Bar[] = [
-    { label: 'All followers', value: stats.followerCount, text: formatCount(stats.followerCount), tone: 'accent' },
-    {
-      label: 'New, last 30 days',
-      value: stats.followersGained30d,
-      text: formatCount(stats.followersGained30d),
-      tone: 'muted',
-    },
-    {
-      label: 'New, last 7 days',
-      value: stats.followersGained7d,
-      text: formatCount(stats.followersGained7d),
-      tone: 'muted',
-    },
-  ];
-  const performance: Bar[] = [
-    { label: 'Win rate', value: stats.winRate * 100, text: formatRate(stats.winRate), tone: 'accent' },
-    {
-      label: 'Total return',
-      value: stats.totalReturnPct,
-      text: formatReturn(stats.totalReturnPct),
-      tone: stats.totalReturnPct < 0 ? 'down' : 'up',
-    },
-    {
-      label: 'Avg return / signal',
-      value: stats.avgReturnPct,
-      text: formatReturn(stats.avgReturnPct),
-      tone: stats.avgReturnPct < 0 ? 'down' : 'up',
-    },
-    // A magnitude on the wire (41.9 = a 41.9% fall); drawn as the loss it is.
-    { label: 'Max drawdown', value: -stats.maxDrawdownPct, text: formatReturn(-stats.maxDrawdownPct), tone: 'down' },
-  ];
+  const published = stats.tradingDays > 0;
+  const roiHint = (days: number, pct: number | null) =>
+    pct === null ? (published ? `less than ${days} days published` : 'nothing published') : `last ${days} days`;
   return (
     <>
+      <p className="figures-asof muted small" data-testid="figures-asof">
+        {stats.asOf
+          ? `Figures as of ${formatDay(stats.asOf)} (${formatCount(stats.tradingDays)} trading ${stats.tradingDays === 1 ? 'day' : 'days'} published).`
+          : 'No performance published yet.'}
+      </p>
       <dl className="figures" data-testid="figures">
         <Figure
-          label="Followers"
-          value={formatCount(stats.followerCount)}
-          hint={`+${formatCount(stats.followersGained7d)} this week`}
+          label="ROI 7d"
+          value={formatPct(stats.roi7dPct)}
+          hint={roiHint(7, stats.roi7dPct)}
+          tone={toneClass(stats.roi7dPct)}
+        />
+        <Figure
+          label="ROI 30d"
+          value={formatPct(stats.roi30dPct)}
+          hint={roiHint(30, stats.roi30dPct)}
+          tone={toneClass(stats.roi30dPct)}
+        />
+        <Figure
+          label="ROI 90d"
+          value={formatPct(stats.roi90dPct)}
+          hint={roiHint(90, stats.roi90dPct)}
+          tone={toneClass(stats.roi90dPct)}
+        />
+        <Figure
+          label="ROI all time"
+          value={formatPct(stats.roiAllPct)}
+          hint={published ? `over ${formatCount(stats.tradingDays)} trading days` : 'nothing published'}
+          tone={toneClass(stats.roiAllPct)}
+        />
+        <Figure
+          label="Max drawdown"
+          value={published ? formatDrawdown(stats.maxDrawdownPct) : MISSING}
+          hint="peak to trough"
+          tone={published ? toneClass(-stats.maxDrawdownPct) : undefined}
+        />
+        <Figure
+          label="Win rate"
+          value={stats.totalSignals > 0 ? formatRate(stats.winRate) : MISSING}
+          hint={`${formatCount(wins)} of ${formatCount(stats.totalSignals)} won`}
         />
         <Figure
           label="Signals"
           value={formatCount(stats.totalSignals)}
-          hint={stats.lastSignalAt ? `latest ${formatAgo(stats.lastSignalAt)}` : 'none yet'}
+          hint={
+            stats.totalSignals > 0
+              ? `avg ${formatReturn(stats.avgReturnPct)} each${stats.lastSignalAt ? `, latest ${formatAgo(stats.lastSignalAt)}` : ''}`
+              : 'none yet'
+          }
         />
         <Figure
-          label="Win rate"
-          value={formatRate(stats.winRate)}
-          hint={`${formatCount(wins)} of ${formatCount(stats.totalSignals)} won`}
+          label="Followers"
+          value={formatCount(stats.followerCount)}
+          hint={`+${formatCount(stats.followersGained7d)} this week, +${formatCount(stats.followersGained30d)} in 30 days`}
         />
-        <Figure
-          label="Avg return"
-          value={formatReturn(stats.avgReturnPct)}
-          hint="per signal"
-          tone={toneOf(stats.avgReturnPct)}
-        />
-        <Figure
-          label="Total return"
-          value={formatReturn(stats.totalReturnPct)}
-          hint="all signals"
-          tone={toneOf(stats.totalReturnPct)}
-        />
-        <Figure label="Max drawdown" value={formatReturn(-stats.maxDrawdownPct)} hint="peak to trough" tone="down" />
       </dl>
-      <div className="charts">
-        <BarChart title="Followers" bars={followers} />
-        <BarChart title="Performance" bars={performance} />
-      </div>
-      <p className="muted small">Statistics updated {formatDateTime(stats.updatedAt)}.</p>
     </>
   );
 }
@@ -151,6 +158,8 @@ export function ProviderPage({ id }: { id: number }) {
         </div>
       </div>
       <Statistics stats={stats} />
+      <PerformancePanel providerId={provider.id} />
+      <p className="muted small">Statistics updated {formatDateTime(stats.updatedAt)}.</p>
     </section>
   );
 }

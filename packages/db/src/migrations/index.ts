@@ -15,6 +15,7 @@ import * as eventFeed from './0012b-event-feed.js';
 import * as nameSearch from './0014-name-search.js';
 import * as figureSorts from './0014b-figure-sorts.js';
 import * as eventRelay from './0015-event-relay.js';
+import * as webhooks from './0016-webhooks.js';
 
 /** Every migration, by name; names sort in the order they run. Never edit a released one. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-name-search': nameSearch,
   '0014b-figure-sorts': figureSorts,
   '0015-event-relay': eventRelay,
+  '0016-webhooks': webhooks,
 };

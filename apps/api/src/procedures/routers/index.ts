@@ -9,6 +9,7 @@ import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
 import { sessionsRouter } from './sessions.router.js';
 import { walletsRouter } from './wallets.router.js';
+import { webhooksRouter } from './webhooks.router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   keys: adminKeysRouter,
   events: eventsRouter,
   followers: followersRouter,
+  webhooks: webhooksRouter,
 });
 
 /**

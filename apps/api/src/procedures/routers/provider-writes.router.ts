@@ -68,6 +68,7 @@ export const providerWritesRouter = router({
         example: { request: examples.createProviderRequest, response: examples.providerWrite },
       },
       errors: ['FORBIDDEN', 'IDEMPOTENCY_CONFLICT', 'RATE_LIMITED'],
+      idempotent: true,
     })
     .input(ProviderCreateBodySchema)
     .use(writeTransaction)
@@ -156,6 +157,7 @@ export const providerWritesRouter = router({
       },
       errors: ['FORBIDDEN', 'PROVIDER_NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'RATE_LIMITED'],
       maxBodyBytes: PUBLISH_BODY_BYTES,
+      idempotent: true,
     })
     .input(PerformancePublishInputSchema)
     .use(writeTransaction)

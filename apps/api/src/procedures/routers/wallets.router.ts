@@ -51,6 +51,7 @@ export const walletsRouter = router({
         'RATE_LIMITED',
         'WALLET_NOT_FOUND',
       ],
+      idempotent: true,
     })
     .input(LinkWalletBodySchema)
     // The checks of verify first, outside the transaction: a signature may wait on a chain node,

@@ -1,0 +1,38 @@
+/**
+ * Webhook figures for /metrics: attempts' outcomes counted by this server, and, read from the
+ * database at each scrape (so every server reports the same), the deliveries waiting and the age
+ * of the oldest event not yet delivered.
+ */
+import { webhookFigures } from '@signal/db';
+import type { Services } from '../procedures/context.js';
+import type { Metrics } from './metrics.js';
+import type { DeliveryOutcomeLabel } from './webhook-worker.js';
+
+/** Registers the figures; returns what the worker calls for each recorded attempt. */
+export async function webhookMetrics(
+  metrics: Metrics,
+  services: Pick<Services, 'database'>,
+): Promise<(outcome: DeliveryOutcomeLabel) => void> {
+  const { Counter } = await import('prom-client');
+  const attempts = new Counter({
+    name: 'signal_webhook_deliveries_total',
+    help:
+      'Webhook delivery attempts recorded by this server, by outcome: succeeded (a 2xx), retrying (failed, another ' +
+      'attempt scheduled), failed (failed for good: schedule spent, 410, endpoint disabled)',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  for (const outcome of ['succeeded', 'retrying', 'failed'] as const) attempts.inc({ outcome }, 0);
+  const read = () => webhookFigures(services.database.db);
+  metrics.gauge(
+    'signal_webhook_oldest_undelivered_seconds',
+    'Age of the oldest event with a webhook delivery still pending (0 when none waits)',
+    async () => (await read()).oldestAgeSeconds,
+  );
+  metrics.gauge(
+    'signal_webhook_deliveries_pending',
+    'Webhook deliveries waiting for a (next) attempt',
+    async () => (await read()).pending,
+  );
+  return (outcome) => attempts.inc({ outcome });
+}

@@ -1,0 +1,217 @@
+/**
+ * The webhook delivery worker: one in every API process (docs/events.md, "Webhooks"). A cycle
+ * numbers what committed (the feed's sequencer), fans new events out into deliveries, records
+ * the outcomes of finished attempts, and claims due deliveries for free slots; each claim starts
+ * an HTTP attempt outside any transaction.
+ *
+ * - Bounded memory: at most WEBHOOK_CONCURRENCY attempts in flight, and a claim takes no more
+ *   than the free slots, however many deliveries wait in the database.
+ * - Per endpoint: at most WEBHOOK_ENDPOINT_CONCURRENCY of those slots per endpoint, and the
+ *   claim serves every endpoint with room, so a receiver that hangs holds its own slots only.
+ * - Across servers: a claimed delivery carries this worker's lease until its outcome is
+ *   recorded; one killed mid-attempt leaves the lease to run out (ATTEMPT_TIMEOUT_MS plus a
+ *   margin), and any server then claims it again: at least once, never lost.
+ * - Stop (SIGTERM): no new claims; attempts in flight get the grace period to finish, then are
+ *   cut short and released (due at once, for another server), outcomes are recorded.
+ * - Polling, not LISTEN/NOTIFY (a transaction-mode pooler drops those): every POLL_MS when idle,
+ *   at once while there is work.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type ClaimedDelivery,
+  claimDeliveries,
+  type DeliveryOutcome,
+  fanOutEvents,
+  recordDeliveryOutcomes,
+  releaseDeliveries,
+  sequenceEvents,
+} from '@signal/db';
+import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
+import type { Services } from '../procedures/context.js';
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, createAgents, sendAttempt } from './webhook-send.js';
+import { createHostResolver, type TargetPolicy } from './webhook-ssrf.js';
+
+/** How often an idle worker looks for work. */
+export const POLL_MS = 200;
+/** A claim's lease: the attempt's timeout and a margin for recording its outcome. */
+export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
+
+export type DeliveryOutcomeLabel = 'succeeded' | 'retrying' | 'failed';
+
+export interface WebhookWorker {
+  /** Stops claiming; waits up to `graceMs` for attempts in flight, then releases the rest. */
+  stop(graceMs: number): Promise<void>;
+  /** Attempts in flight now. */
+  inFlight(): number;
+}
+
+export function startWebhookWorker(
+  services: Pick<Services, 'database' | 'log' | 'config'>,
+  hooks: { onOutcome?: (outcome: DeliveryOutcomeLabel) => void } = {},
+): WebhookWorker {
+  const { database, log } = services;
+  const settings = services.config.webhooks;
+  const db = database.db;
+  const token = randomUUID();
+  const policy: TargetPolicy = {
+    allowHttp: settings.allowHttp,
+    allowPrivate: settings.allowPrivate,
+    resolve: createHostResolver(settings.dnsServers),
+  };
+  const agents = createAgents();
+  const stopAttempts = new AbortController();
+  /** Attempts in flight by delivery id, and how many per endpoint. */
+  const running = new Map<string, Promise<void>>();
+  const perEndpoint = new Map<string, number>();
+  let finished: { claim: ClaimedDelivery; result: AttemptResult }[] = [];
+  let stopping = false;
+  let cycling: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const schedule = (delay: number) => {
+    if (stopping) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, delay);
+    timer.unref();
+  };
+  /** Runs a cycle now, or right after the one under way. */
+  const kick = () => {
+    if (cycling) again = true;
+    else schedule(0);
+  };
+  function run() {
+    if (cycling || stopping) return;
+    cycling = cycle()
+      .catch((error: unknown) => {
+        // An outage or a failover: the next cycle tries again. Never a crash from a timer.
+        log.warn({ err: error }, 'webhook delivery cycle failed');
+        return false;
+      })
+      .then((busy) => {
+        cycling = undefined;
+        const now = again || busy;
+        again = false;
+        schedule(now ? 0 : POLL_MS);
+      });
+  }
+
+  /** One cycle; true when there may be more work at once. */
+  async function cycle(): Promise<boolean> {
+    await recordFinished();
+    await sequenceEvents(db);
+    const fanned = await fanOutEvents(db);
+    const free = settings.concurrency - running.size;
+    if (free <= 0 || stopping) return fanned.events > 0;
+    const claimed = await claimDeliveries(db, {
+      token,
+      limit: free,
+      perEndpoint: settings.endpointConcurrency,
+      inFlight: perEndpoint,
+      leaseMs: LEASE_MS,
+    });
+    for (const claim of claimed) start(claim);
+    return fanned.events > 0 || claimed.length === free;
+  }
+
+  function start(claim: ClaimedDelivery) {
+    perEndpoint.set(claim.endpointId, (perEndpoint.get(claim.endpointId) ?? 0) + 1);
+    const attempt = (async () => {
+      const result: AttemptResult = claim.event
+        ? await sendAttempt(
+            claim,
+            {
+              id: claim.eventId,
+              body: JSON.stringify({
+                type: claim.event.type,
+                timestamp: claim.event.occurredAt,
+                data: claim.event.data,
+              }),
+            },
+            { policy, agents, signal: stopAttempts.signal },
+          ).catch((error: unknown) => ({ ok: false, responseStatus: null, error: `attempt failed: ${String(error)}` }))
+        : { ok: false, responseStatus: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)' };
+      finished.push({ claim, result });
+      running.delete(claim.id);
+      const left = (perEndpoint.get(claim.endpointId) ?? 1) - 1;
+      if (left > 0) perEndpoint.set(claim.endpointId, left);
+      else perEndpoint.delete(claim.endpointId);
+      kick();
+    })();
+    running.set(claim.id, attempt);
+  }
+
+  /** Records what finished (one transaction for all of them); releases what a stop cut short. */
+  async function recordFinished() {
+    if (finished.length === 0) return;
+    const batch = finished;
+    finished = [];
+    const aborted = batch.filter(({ result }) => result.aborted).map(({ claim }) => claim.id);
+    const outcomes: DeliveryOutcome[] = batch
+      .filter(({ result }) => !result.aborted)
+      .map(({ claim, result }) => toOutcome(claim, result));
+    try {
+      await releaseDeliveries(db, token, aborted);
+      const { statuses, disabled } = await recordDeliveryOutcomes(db, token, outcomes, settings.disableAfterMs);
+      for (const status of statuses) hooks.onOutcome?.(status === 'pending' ? 'retrying' : status);
+      if (disabled.length > 0) log.warn({ endpoints: disabled }, 'webhook endpoints disabled');
+    } catch (error) {
+      // Not recorded: the leases run out and the attempts are made again (at least once).
+      log.warn({ err: error, attempts: batch.length }, 'recording webhook attempts failed');
+    }
+  }
+
+  function toOutcome(claim: ClaimedDelivery, result: AttemptResult): DeliveryOutcome {
+    const base = { id: claim.id, endpointId: claim.endpointId, responseStatus: result.responseStatus };
+    if (result.ok) return { ...base, outcome: 'succeeded', error: null };
+    const gone = result.responseStatus === 410;
+    const retryAfterMs = parseRetryAfter(result.retryAfter, Date.now());
+    const delay =
+      gone || !claim.event ? undefined : nextRetryDelay(settings.retrySchedule, claim.attempts + 1, retryAfterMs);
+    return delay === undefined
+      ? { ...base, outcome: 'failed', error: result.error, gone }
+      : { ...base, outcome: 'retry', retryInMs: delay, error: result.error };
+  }
+
+  schedule(0);
+
+  return {
+    inFlight: () => running.size,
+    async stop(graceMs) {
+      stopping = true;
+      clearTimeout(timer);
+      await cycling;
+      if (running.size > 0) {
+        let expired!: NodeJS.Timeout;
+        await Promise.race([
+          Promise.all(running.values()),
+          new Promise<void>((resolve) => {
+            expired = setTimeout(resolve, graceMs);
+          }),
+        ]);
+        clearTimeout(expired);
+        // Still running after the grace: cut short and released for another server.
+        stopAttempts.abort();
+        await Promise.all(running.values());
+      }
+      await recordFinished();
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/** The log's warnings for the development-only switches, when on. */
+export function webhookWarnings(config: Pick<Services['config'], 'webhooks'>): string[] {
+  const warnings: string[] = [];
+  if (config.webhooks.allowPrivate) {
+    warnings.push(
+      'WEBHOOK_ALLOW_PRIVATE is on: webhooks may be delivered to loopback, private and metadata addresses. ' +
+        'For development and tests only: never in production',
+    );
+  }
+  if (config.webhooks.allowHttp) {
+    warnings.push('WEBHOOK_ALLOW_HTTP is on: webhooks may be delivered over plain http. For development only');
+  }
+  return warnings;
+}
