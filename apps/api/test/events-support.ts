@@ -1,5 +1,13 @@
-/** What the event tests share: the whole feed as a consumer reads it, and a bounded wait. */
+/**
+ * What the event tests share: the whole feed as a consumer reads it, a bounded wait, and the
+ * NATS side (a stream and subject prefix of a test's own, a stream's messages).
+ */
+import { randomBytes } from 'node:crypto';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import { call } from './harness.js';
+
+/** The NATS server with JetStream the bus tests use (CI checks it is there: .ci/run). */
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface WireEvent {
   id: string;
@@ -28,3 +36,28 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+/** A stream name and subject prefix of a test's own (the test deletes the stream after). */
+export function isolatedStream() {
+  const tag = randomBytes(6).toString('hex');
+  return { stream: `SIGNAL_TEST_${tag.toUpperCase()}`, prefix: `test.${tag}.events` };
+}
+
+/** Every message of a JetStream stream, in stream order: subject, Nats-Msg-Id and the event. */
+export async function streamMessages(jsm: JetStreamManager, stream: string) {
+  const info = await jsm.streams.info(stream);
+  const out: { subject: string; msgId: string | undefined; event: WireEvent }[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const message = await jsm.streams.getMessage(stream, { seq });
+    if (!message) continue;
+    out.push({ subject: message.subject, msgId: message.header?.get('Nats-Msg-Id'), event: message.json<WireEvent>() });
+  }
+  return out;
+}
+
+/** How many messages the stream holds (0 when it does not exist yet). */
+export const streamMessageCount = (jsm: JetStreamManager, stream: string) =>
+  jsm.streams.info(stream).then(
+    (info) => info.state.messages,
+    () => 0,
+  );

@@ -15,10 +15,16 @@ import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_DUPLICATE_WINDOW_MS } from '../src/ops/event-bus.js';
-import { readWholeFeed, until, type WireEvent } from './events-support.js';
+import {
+  isolatedStream,
+  NATS_URL,
+  readWholeFeed,
+  streamMessageCount,
+  streamMessages,
+  until,
+} from './events-support.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 let nats: NatsConnection;
@@ -33,30 +39,6 @@ afterAll(async () => {
   await nats?.close();
 });
 
-/** A stream name and subject prefix of this test's own. */
-function isolated() {
-  const tag = randomBytes(6).toString('hex');
-  return { stream: `SIGNAL_TEST_${tag.toUpperCase()}`, prefix: `test.${tag}.events` };
-}
-
-/** Every message of the stream, in stream order. */
-async function messagesOf(stream: string) {
-  const info = await jsm.streams.info(stream);
-  const out: { subject: string; msgId: string | undefined; event: WireEvent }[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-    const message = await jsm.streams.getMessage(stream, { seq });
-    if (!message) continue;
-    out.push({ subject: message.subject, msgId: message.header?.get('Nats-Msg-Id'), event: message.json<WireEvent>() });
-  }
-  return out;
-}
-
-const messageCount = async (stream: string) =>
-  jsm.streams.info(stream).then(
-    (info) => info.state.messages,
-    () => 0,
-  );
-
 const relayPosition = async (api: TestApi, stream: string) => {
   const row = await api.db.db
     .selectFrom('event_relays')
@@ -67,7 +49,7 @@ const relayPosition = async (api: TestApi, stream: string) => {
 };
 
 describe.each(['postgres', 'pglite'] as const)('NATS JetStream relay on %s', (backend) => {
-  const { stream, prefix } = isolated();
+  const { stream, prefix } = isolatedStream();
   let api: TestApi;
   beforeAll(async () => {
     api = await startApi(backend, {
@@ -96,8 +78,8 @@ describe.each(['postgres', 'pglite'] as const)('NATS JetStream relay on %s', (ba
     );
     const feed = await readWholeFeed(api, ADMIN_KEY);
     expect(feed.length).toBe(60);
-    await until(async () => (await messageCount(stream)) >= feed.length, 'the burst on the stream');
-    const messages = await messagesOf(stream);
+    await until(async () => (await streamMessageCount(jsm, stream)) >= feed.length, 'the burst on the stream');
+    const messages = await streamMessages(jsm, stream);
     expect(messages.map((m) => m.event)).toEqual(feed);
     for (const message of messages) {
       expect(message.msgId).toBe(message.event.id);
@@ -170,7 +152,7 @@ class AckSwallower {
 }
 
 describe('NATS JetStream relay: a lost publish ack', () => {
-  const { stream, prefix } = isolated();
+  const { stream, prefix } = isolatedStream();
   let api: TestApi;
   let proxy: AckSwallower;
   beforeAll(async () => {
@@ -196,20 +178,20 @@ describe('NATS JetStream relay: a lost publish ack', () => {
   it('is retried, and the stream keeps one message', async () => {
     const login = await signIn(api, evmWallet());
     await until(async () => (await relayPosition(api, stream)) === 2, 'the sign-in relayed');
-    expect(await messageCount(stream)).toBe(2);
+    expect(await streamMessageCount(jsm, stream)).toBe(2);
 
     proxy.arm();
     const provider = (await call(api, 'GET', '/providers?limit=1')).body.items[0];
     expect((await call(api, 'POST', `/providers/${provider.id}/follow`, { token: login.token })).status).toBe(200);
     // Stored by JetStream, its ack swallowed: the relay has not recorded it.
     await until(() => proxy.swallowing, 'the publish');
-    await until(async () => (await messageCount(stream)) === 3, 'the message stored');
+    await until(async () => (await streamMessageCount(jsm, stream)) === 3, 'the message stored');
     expect(await relayPosition(api, stream)).toBe(2);
 
     // NATS answers again: the relay publishes the same event again, JetStream drops it.
     proxy.release();
     await until(async () => (await relayPosition(api, stream)) === 3, 'the retry recorded', 800);
-    const messages = await messagesOf(stream);
+    const messages = await streamMessages(jsm, stream);
     expect(messages.map((m) => m.event.type)).toEqual(['user.created', 'session.created', 'follow.created']);
     expect(new Set(messages.map((m) => m.msgId)).size).toBe(3);
     const feed = await readWholeFeed(api, ADMIN_KEY);

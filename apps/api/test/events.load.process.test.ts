@@ -1,12 +1,18 @@
 /**
- * The feed's guarantee under load (PostgreSQL): 8 writers follow and unfollow for a few seconds
- * on two API processes, one of them through a transaction-mode PgBouncer, while a consumer polls
- * the feed from both, always passing the last `nextCursor`. The consumer must receive every
+ * The feed's guarantee under load (PostgreSQL): 8 writers follow and unfollow for 10 s on two
+ * API processes, one of them through a transaction-mode PgBouncer, while a consumer polls the
+ * feed from both, always passing the last `nextCursor`. The consumer must receive every
  * committed follow and unfollow exactly once, per (user, provider) in write order, and none of
  * the repeated ones; and per provider the counts must run ±1 in feed order (commit order, where
  * transactions conflict).
+ *
+ * Both servers also run the NATS JetStream relay (EVENT_BUS_URL, a stream of the test's own):
+ * claimed per batch with FOR UPDATE SKIP LOCKED, one of them through the pooler, they must
+ * leave the stream holding the whole feed once, in feed order.
  */
 import { randomBytes } from 'node:crypto';
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   createScratchDatabase,
   MissingToolError,
@@ -17,13 +23,23 @@ import {
   TEST_ADMIN_URL,
 } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  isolatedStream,
+  NATS_URL,
+  readWholeFeed,
+  streamMessageCount,
+  streamMessages,
+  until,
+} from './events-support.js';
 import { call, evmWallet, signIn } from './harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from './process.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const WRITERS = 8;
 const PROVIDERS = 6;
-const WRITE_MS = 5_000;
+const WRITE_MS = 10_000;
+/** Changes each writer makes at least, however slow the machine (the 10 s may hold fewer). */
+const MIN_CHANGES = 30;
 
 interface FollowEvent {
   id: string;
@@ -36,8 +52,13 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
   let pooler: PgBouncer | undefined;
   let a: ApiProcess;
   let b: ApiProcess;
+  const bus = isolatedStream();
+  let nats: NatsConnection;
+  let jsm: JetStreamManager;
 
   beforeAll(async () => {
+    nats = await connect({ servers: NATS_URL, timeout: 5_000 });
+    jsm = await jetstreamManager(nats);
     scratch = await createScratchDatabase();
     // CI installs PgBouncer; a machine without it runs both servers direct, and says so.
     pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
@@ -51,6 +72,9 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       JWT_PRIVATE_KEY: signingKeyPem(),
       ADMIN_KEY,
       SEED_PROVIDERS: String(PROVIDERS),
+      EVENT_BUS_URL: NATS_URL,
+      EVENT_BUS_STREAM: bus.stream,
+      EVENT_BUS_SUBJECT_PREFIX: bus.prefix,
     };
     a = await spawnApi({ ...env, DATABASE_URL: scratch.url });
     b = await spawnApi({ ...env, DATABASE_URL: pooler ? reroute(scratch.url, pooler.url) : scratch.url });
@@ -60,6 +84,8 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
     await b?.crash();
     await pooler?.stop();
     await scratch?.drop();
+    await jsm?.streams.delete(bus.stream).catch(() => {});
+    await nats?.close();
   });
 
   it('every committed follow and unfollow exactly once, per (user, provider) in write order', async () => {
@@ -94,7 +120,8 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       const server = servers[i % 2]!;
       const following = new Set<number>();
       const deadline = Date.now() + WRITE_MS;
-      while (Date.now() < deadline) {
+      let changes = 0;
+      while (Date.now() < deadline || changes < MIN_CHANGES) {
         const provider = providers[Math.floor(Math.random() * providers.length)]!;
         // One write in five repeats the current state: it must announce nothing.
         const repeat = Math.random() < 0.2;
@@ -104,6 +131,7 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
         });
         expect(reply.status).toBe(200);
         if (repeat) continue;
+        changes += 1;
         if (follows) following.add(provider.id);
         else following.delete(provider.id);
         const key = pair(user.user.id, provider.id);
@@ -118,7 +146,7 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
     while (quiet < 2) quiet = (await poll()) ? 0 : quiet + 1;
 
     const written = [...expected.values()].reduce((n, list) => n + list.length, 0);
-    expect(written).toBeGreaterThan(200);
+    expect(written).toBeGreaterThanOrEqual(WRITERS * MIN_CHANGES);
     expect(new Set(consumed.map((e) => e.id)).size).toBe(consumed.length);
     expect(consumed.length).toBe(written);
     const seen = new Map<string, string[]>();
@@ -144,6 +172,18 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       const carried = (await pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0;
       expect(carried).toBeGreaterThan(100);
     }
-    console.log(`feed under load: ${written} follow changes by ${WRITERS} writers in ${WRITE_MS} ms, ${polls} polls`);
-  }, 60_000);
+    // The bus: the relays of both servers left the whole feed on the stream, once, in feed order.
+    const feed = await readWholeFeed(a, ADMIN_KEY);
+    await until(
+      async () => (await streamMessageCount(jsm, bus.stream)) >= feed.length,
+      'the feed on the stream',
+      1_200,
+    );
+    const messages = await streamMessages(jsm, bus.stream);
+    expect(messages.map((m) => m.event)).toEqual(feed);
+    expect(messages.every((m) => m.msgId === m.event.id)).toBe(true);
+    console.log(
+      `feed under load: ${written} follow changes by ${WRITERS} writers in ${WRITE_MS} ms, ${polls} polls; ${messages.length} events on the bus`,
+    );
+  }, 120_000);
 });

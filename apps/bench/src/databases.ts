@@ -4,8 +4,17 @@
  * reused, so a rerun starts in seconds instead of reseeding a million rows.
  */
 import { createHash } from 'node:crypto';
-import { createDatabase, migrateToLatest, migrationNames, seedDemoCatalogue } from '@signal/db';
+import * as ownDb from '@signal/db';
 import pg from 'pg';
+
+/**
+ * The db package that migrates and seeds a catalogue: this checkout's, or the one built beside
+ * another checkout's API (`--api`), whose migrations the database must match for it to start.
+ */
+export type DbPackage = Pick<
+  typeof ownDb,
+  'createDatabase' | 'migrateToLatest' | 'migrationNames' | 'seedDemoCatalogue'
+>;
 
 /** A database the bench may create databases from (like TEST_DATABASE_URL for the tests). */
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -51,8 +60,8 @@ async function providerCount(url: string): Promise<number | null> {
  * The catalogue's database name: its size and a digest of the migrations it is built with, so
  * checkouts with different migrations (branches in flight on one machine) never share one.
  */
-function catalogueName(providers: number): string {
-  const digest = createHash('sha256').update(migrationNames().join(',')).digest('hex').slice(0, 8);
+function catalogueName(providers: number, db: DbPackage): string {
+  const digest = createHash('sha256').update(db.migrationNames().join(',')).digest('hex').slice(0, 8);
   return `signal_bench_${providers}_${digest}`;
 }
 
@@ -75,8 +84,12 @@ async function dropStale(providers: number, keep: string, log: (line: string) =>
   }
 }
 
-export async function prepareCatalogue(providers: number, log: (line: string) => void): Promise<Catalogue> {
-  const name = catalogueName(providers);
+export async function prepareCatalogue(
+  providers: number,
+  log: (line: string) => void,
+  db: DbPackage = ownDb,
+): Promise<Catalogue> {
+  const name = catalogueName(providers, db);
   await dropStale(providers, name, log);
   const url = databaseUrl(name);
   let exists = await admin(
@@ -90,12 +103,12 @@ export async function prepareCatalogue(providers: number, log: (line: string) =>
   }
   if (!exists) await admin((client) => client.query(`create database ${name}`));
 
-  const database = createDatabase({ url, poolSize: 2 });
+  const database = db.createDatabase({ url, poolSize: 2 });
   let seededSeconds = 0;
   try {
-    await migrateToLatest(database.db);
+    await db.migrateToLatest(database.db);
     const started = performance.now();
-    const seeded = await seedDemoCatalogue(database.db, { providers });
+    const seeded = await db.seedDemoCatalogue(database.db, { providers });
     seededSeconds = seeded ? (performance.now() - started) / 1000 : 0;
     if (seeded) {
       log(`${name}: seeded ${providers} providers and ${seeded.follows} follows in ${seededSeconds.toFixed(1)} s`);
@@ -111,6 +124,17 @@ export async function prepareCatalogue(providers: number, log: (line: string) =>
   // bits, which would turn deep pages' index-only scans into heap visits.
   await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users, used_nonces'));
   return { name, url, providers, seededSeconds };
+}
+
+/**
+ * Keeps a connection open on the catalogue until the returned function is called: another
+ * checkout's bench drops catalogues built with other migrations unless they are in use
+ * (`dropStale`), and servers started under callgrind take minutes to connect.
+ */
+export async function holdCatalogue(url: string): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return () => client.end();
 }
 
 /**

@@ -1,6 +1,8 @@
 /**
  * `pnpm bench -- --instructions`: machine instructions per request, counted by valgrind's
- * callgrind in the API and in the baseline, for list page 1, detail and `GET /me`.
+ * callgrind in the API and in the baseline, for list page 1, detail, `GET /me` and follow +
+ * unfollow (each write announced by an event since issue 27: the row that compares a build
+ * before it, `--api`).
  *
  * Why beside the CPU rows: on a shared 2-core VM the same code's CPU time per request moves
  * 10–40 % between runs (steal, cache and frequency effects), more than most changes worth
@@ -42,9 +44,14 @@ export interface InstructionPlan {
   concurrency: number;
 }
 
-export const INSTRUCTION_KEYS = ['list', 'detail', 'me'] as const;
+export const INSTRUCTION_KEYS = ['list', 'detail', 'me', 'follow'] as const;
 type Key = (typeof INSTRUCTION_KEYS)[number];
-const NAMES: Record<Key, string> = { list: 'list page 1', detail: 'detail', me: 'GET /me' };
+const NAMES: Record<Key, string> = {
+  list: 'list page 1',
+  detail: 'detail',
+  me: 'GET /me',
+  follow: 'follow + unfollow (per request)',
+};
 
 /** Instructions per request in each window: the main thread's, and all threads' together. */
 export interface Counts {
@@ -84,7 +91,8 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
       `--callgrind-out-file=${out}`,
       `--vgdb-prefix=${prefix}`,
     ],
-    readyTimeoutMs: 300_000,
+    // Minutes on a busy machine: V8 starting under callgrind is ~50× slower, and shares the cores.
+    readyTimeoutMs: 900_000,
   });
   let dumps = 0;
   const control = async (flag: string) => {
@@ -123,7 +131,9 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
   };
 }
 
-type Request = { path: string; headers: Record<string, string> };
+type Request = { method?: 'POST' | 'DELETE'; path: string; headers: Record<string, string> };
+/** The `i`-th request of the stream, sent by connection `worker` as its `own`-th. */
+type RequestAt = (i: number, worker: number, own: number) => Request;
 
 /** How many answers have come back so far: read by the marks while requests are in flight. */
 interface Progress {
@@ -138,20 +148,21 @@ async function send(
   url: string,
   count: number,
   concurrency: number,
-  request: (i: number) => Request,
+  request: RequestAt,
   progress: Progress,
   marks: { at: number; run: () => Promise<void> }[],
 ) {
   let next = 0;
   const started: Promise<void>[] = [];
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, worker) => {
+      let own = 0;
       while (next < count) {
-        const { path, headers } = request(next++);
-        const res = await fetch(`${url}${path}`, { headers });
+        const { method = 'GET', path, headers } = request(next++, worker, own++);
+        const res = await fetch(`${url}${path}`, { method, headers });
         const body = await res.arrayBuffer();
         if (res.status !== 200)
-          throw new Error(`GET ${path} answered ${res.status}: ${Buffer.from(body).toString('utf8')}`);
+          throw new Error(`${method} ${path} answered ${res.status}: ${Buffer.from(body).toString('utf8')}`);
         progress.answered += 1;
         for (const mark of marks) if (mark.at === progress.answered) started.push(mark.run());
       }
@@ -161,12 +172,20 @@ async function send(
 }
 
 /** The requests of each row for one server: the same paths on both sides, its own sign-in. */
-async function requestsFor(server: ServerProcess, ids: number[]): Promise<Record<Key, (i: number) => Request>> {
+async function requestsFor(server: ServerProcess, ids: number[], concurrency: number): Promise<Record<Key, RequestAt>> {
   const { token } = await signIn(server.url, evmWallet());
+  const authorization = `Bearer ${token}`;
   return {
     list: () => ({ path: PAGE_1, headers: {} }),
     detail: (i) => ({ path: `/providers/${ids[i % ids.length]}`, headers: {} }),
-    me: () => ({ path: '/me', headers: { authorization: `Bearer ${token}` } }),
+    me: () => ({ path: '/me', headers: { authorization } }),
+    // Each connection follows then unfollows providers of its own (ids are split by connection),
+    // so every write changes a row and is announced: never a no-op, never a lock wait.
+    follow: (_, worker, own) => ({
+      method: own % 2 === 0 ? 'POST' : 'DELETE',
+      path: `/providers/${ids[(worker + concurrency * Math.floor(own / 2)) % ids.length]}/follow`,
+      headers: { authorization },
+    }),
   };
 }
 
@@ -177,7 +196,7 @@ async function requestsFor(server: ServerProcess, ids: number[]): Promise<Record
  * process picks the command up itself. A window divides by the answers received between its
  * two commands' replies (a few requests straddle each boundary, well under 1 % of a window).
  */
-async function count(counted: Counted, request: (i: number) => Request, plan: InstructionPlan): Promise<Counts> {
+async function count(counted: Counted, request: RequestAt, plan: InstructionPlan): Promise<Counts> {
   const counts: Counts = { main: [], all: [] };
   const progress: Progress = { answered: 0 };
   let windowStart = 0;
@@ -234,8 +253,8 @@ export async function countInstructions(options: {
     ]);
     servers.push(service, baseline);
     const [serviceRequests, baselineRequests] = await Promise.all([
-      requestsFor(service.server, options.ids),
-      requestsFor(baseline.server, options.ids),
+      requestsFor(service.server, options.ids, options.plan.concurrency),
+      requestsFor(baseline.server, options.ids, options.plan.concurrency),
     ]);
     const rows: InstructionRow[] = [];
     for (const key of options.keys) {

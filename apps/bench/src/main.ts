@@ -7,20 +7,21 @@
  *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
  *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts; mix, kept-list,
  *                        kept-detail, kept-stats, kept-*-304, kept-churn: see cached-rows.ts; webhooks,
- *                        webhook-latency: see webhooks.ts)
+ *                        webhook-latency: see webhooks.ts; feed: feed.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --instructions       instead of the load rows: instructions per request under valgrind's
- *                        callgrind, API and baseline, for list, detail and me (instructions.ts)
+ *                        callgrind, API and baseline, for list, detail, me and follow (instructions.ts)
  *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
+ *   --window N           with --instructions: requests per counted window and of warm-up (3000)
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildAuthMessage } from '@signal/core';
 import { createNonceCodec, type NonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
@@ -28,9 +29,18 @@ import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
 import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
-import { type Catalogue, prepareCatalogue, randomProviderIds, serverVersion, settle } from './databases.js';
+import {
+  type Catalogue,
+  type DbPackage,
+  holdCatalogue,
+  prepareCatalogue,
+  randomProviderIds,
+  serverVersion,
+  settle,
+} from './databases.js';
 import { databaseCpu } from './db-cpu.js';
 import { DEPLOYMENT_KEYS, deploymentRows, judgeDeployment } from './deployment.js';
+import { FEED_KEY, feedRow, judgeFeed } from './feed.js';
 import { assertValgrind, countInstructions, INSTRUCTION_KEYS, instructionTable } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
@@ -71,6 +81,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string' },
     warmup: { type: 'string' },
     rounds: { type: 'string' },
+    window: { type: 'string' },
   },
 });
 
@@ -344,27 +355,50 @@ async function runCatalogue(
   return { rows, readyMs, peakRssMb, mixRssMb };
 }
 
+/**
+ * Another build's API (`--api`) starts only on a database its own migrations made: its db
+ * package (beside its apps/api/dist/main.js) prepares the catalogues then.
+ */
+async function catalogueDb(): Promise<DbPackage | undefined> {
+  if (!args.api) return undefined;
+  const db = join(dirname(apiMain), '..', '..', '..', 'packages', 'db', 'dist', 'index.js');
+  return (await import(pathToFileURL(db).href)) as DbPackage;
+}
+
 /** `--instructions`: the callgrind counts instead of the load rows (see instructions.ts). */
 async function instructionsMain() {
   await assertValgrind();
-  const catalogue = await prepareCatalogue(10_000, log);
-  const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const instructionPlan = { warmup: 3_000, window: 3_000, windows: numberArg(args.rounds, 3), concurrency: 10 };
-  const rows = await countInstructions({
-    service: apiSpec(catalogue, privateKeyPem),
-    baseline: {
-      name: 'baseline 10k',
-      script: BASELINE_MAIN,
-      env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
-    },
-    ids: await randomProviderIds(catalogue.url, 200),
-    keys: INSTRUCTION_KEYS.filter(wanted),
-    plan: instructionPlan,
-    // One folder per API build, so a before/after can run side by side.
-    dir: join(HERE, '..', 'artifacts', 'instructions', createHash('sha256').update(apiMain).digest('hex').slice(0, 8)),
-    log,
-  });
-  console.log(`\nAPI: ${apiMain}\n${instructionTable(rows, instructionPlan)}\n`);
+  const catalogue = await prepareCatalogue(10_000, log, await catalogueDb());
+  const release = await holdCatalogue(catalogue.url);
+  try {
+    const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    // --window N: requests per window and of warm-up (a quicker run on a busy machine).
+    const window = numberArg(args.window, 3_000);
+    const instructionPlan = { warmup: window, window, windows: numberArg(args.rounds, 3), concurrency: 10 };
+    const rows = await countInstructions({
+      service: apiSpec(catalogue, privateKeyPem),
+      baseline: {
+        name: 'baseline 10k',
+        script: BASELINE_MAIN,
+        env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+      },
+      ids: await randomProviderIds(catalogue.url, 200),
+      keys: INSTRUCTION_KEYS.filter(wanted),
+      plan: instructionPlan,
+      // One folder per API build, so a before/after can run side by side.
+      dir: join(
+        HERE,
+        '..',
+        'artifacts',
+        'instructions',
+        createHash('sha256').update(apiMain).digest('hex').slice(0, 8),
+      ),
+      log,
+    });
+    console.log(`\nAPI: ${apiMain}\n${instructionTable(rows, instructionPlan)}\n`);
+  } finally {
+    await release();
+  }
 }
 
 async function main() {
@@ -374,7 +408,13 @@ async function main() {
   if (args.profile) await rm(PROFILE_DIR, { recursive: true, force: true });
   await mkdir(PROFILE_DIR, { recursive: true });
   const catalogues: Catalogue[] = [];
-  for (const size of sizes) catalogues.push(await prepareCatalogue(size, log));
+  const db = await catalogueDb();
+  const releases: (() => Promise<void>)[] = [];
+  for (const size of sizes) {
+    const prepared = await prepareCatalogue(size, log, db);
+    releases.push(await holdCatalogue(prepared.url));
+    catalogues.push(prepared);
+  }
   const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const wallets = {
     evm: Array.from({ length: Math.max(connections, 200) }, evmWallet),
@@ -420,6 +460,10 @@ async function main() {
     log,
   }))
     rows.set(key, value);
+  if (wanted(FEED_KEY)) {
+    const spec = apiSpec(catalogue, privateKeyPem);
+    rows.set(FEED_KEY, await feedRow({ catalogueUrl: catalogue.url, spec, rounds: quick ? 1 : 3, log }));
+  }
 
   const order = [
     'mix',
@@ -429,6 +473,7 @@ async function main() {
     ...CACHED_KEYS.slice(1),
     ...DEPLOYMENT_KEYS,
     ...WEBHOOK_KEYS,
+    FEED_KEY,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -454,6 +499,7 @@ async function main() {
       ...judgeMetricsCost(rows.get(METRICS_KEY)),
       ...judgeDeployment(rows),
       ...judgeWebhooks(rows),
+      ...judgeFeed(rows.get(FEED_KEY)),
     ],
   };
 
@@ -472,6 +518,7 @@ async function main() {
     await updateBenchMarkdown(BENCH_MD, report);
     log(`updated ${BENCH_MD}`);
   }
+  for (const release of releases) await release();
   log(`bench finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
