@@ -202,9 +202,11 @@ connectionTests('pglite');
 describe.each(['postgres', 'pglite'] as const)(
   'the default total cap, sized from the descriptor limit (built server, %s)',
   (backend) => {
-    // Below ≈400 descriptors node cannot even load the server's modules (its ESM loader opens
-    // the module graph's files concurrently: EMFILE), so the limits here are 512 and 1,024.
-    it.each([512, 1024])(
+    // Below a floor node cannot even load the server's modules (its ESM loader opens the module
+    // graph's files concurrently: EMFILE). The floor was ≈400; with the webhook worker, the event
+    // relay and stream, and the answer cache the graph grew and 512 now fails at start (26 Nov),
+    // so the limits here are 768 and 1,024. Lowering that floor again is open work (README).
+    it.each([768, 1024])(
       'ulimit -n %i: holds its cap of idle sockets, refuses the rest, keeps the reserve, then serves again',
       async (limit) => {
         const scratch = backend === 'postgres' ? await createScratchDatabase() : undefined;
