@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config/config.js';
-import { stopOnSignals } from './ops/shutdown.js';
-import { createServer } from './server.js';
+
+// The module graph loads in stages. Node's ESM loader opens every file of one import graph
+// concurrently (about 1,200 here: viem and kysely re-export hundreds each), so a single graph
+// needs hundreds of descriptors at once and a server started under `ulimit -n 512` died with
+// EMFILE before it listened. Loading the two big libraries' graphs first (through the workspace
+// packages that use them) keeps the peak below ~300; the rest then finds them in the module map.
+await import('@signal/core');
+await import('@signal/db');
+const { ConfigError, loadConfig } = await import('./config/config.js');
+const { stopOnSignals } = await import('./ops/shutdown.js');
+const { createServer } = await import('./server.js');
 
 async function main() {
   // A `.env` in the working directory (see .env.example) fills in what the environment does not

@@ -179,6 +179,11 @@ function createPglite(dataDir: string | undefined): DatabaseHandle {
     ...(dir === undefined ? {} : { dataDir: dir }),
     parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber },
     extensions: { pg_trgm },
+    // PostgreSQL keeps every relation file it touched open, up to max_files_per_process (1,000
+    // by default): an embedded database then grows by ≈1 descriptor per table or index used, long
+    // after the HTTP server sized its connection cap from the descriptors open at start. 64 (the
+    // lowest PostgreSQL allows) bounds that growth; files beyond it are reopened on demand.
+    startParams: [...PGlite.defaultStartParams, '-c', 'max_files_per_process=64'],
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {

@@ -127,7 +127,7 @@ function capTotal(server: Server, total: number): void {
 /**
  * The default total cap: the descriptors this process may open (the soft RLIMIT_NOFILE, read
  * from /proc/self/limits where there is one), less those already open when the server starts
- * listening (node's own, the log, PGlite's ≈150 data files), less a reserve for what opens
+ * listening (node's own, the log, PGlite's data files, at most 64 of them), less a reserve for what opens
  * later: the database pool's connections, files PGlite opens as it goes, the listening socket.
  * Without the cap, a flood of idle sockets used every descriptor and the server could no
  * longer accept anyone or open a database connection. Counting the open descriptors matters on
