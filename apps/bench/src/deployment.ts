@@ -124,12 +124,13 @@ export async function deploymentRows(run: DeploymentRun): Promise<Map<string, Ro
         log(`pooler rows skipped: ${(error as Error).message}`);
       }
       if (pooler) {
+        let through: ServerProcess | undefined;
         try {
           const url = new URL(catalogue.url);
           const pooled = new URL(pooler.url);
           url.hostname = pooled.hostname;
           url.port = pooled.port;
-          const through = await start(named(spec(url.toString()), 'via pgbouncer'));
+          through = await start(named(spec(url.toString()), 'via pgbouncer'));
           for (const [key, name, paths] of [
             ['pooler-detail', 'detail through PgBouncer vs direct', details],
             ['pooler-list', 'list page 1 through PgBouncer vs direct', [PAGE_1]],
@@ -150,6 +151,12 @@ export async function deploymentRows(run: DeploymentRun): Promise<Map<string, Ro
             log(`${key}: ${describe(rows.get(key))} (${rows.get(key)?.note})`);
           }
         } finally {
+          // The server first: stopped after its pooler, its workers log a refused connection
+          // every cycle until it is gone.
+          if (through) {
+            await through.stop();
+            servers.splice(servers.indexOf(through), 1);
+          }
           await pooler.stop();
         }
       }

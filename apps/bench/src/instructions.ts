@@ -1,6 +1,6 @@
 /**
  * `pnpm bench -- --instructions`: machine instructions per request, counted by valgrind's
- * callgrind in the API and in the baseline, for list page 1, detail, `GET /me` and follow +
+ * callgrind in the API and in the baseline, for list page 1, detail, `GET /me`, sign-in (POST /auth/verify) and follow +
  * unfollow (each write announced by an event since issue 27: the row that compares a build
  * before it, `--api`).
  *
@@ -44,13 +44,14 @@ export interface InstructionPlan {
   concurrency: number;
 }
 
-export const INSTRUCTION_KEYS = ['list', 'detail', 'me', 'follow'] as const;
+export const INSTRUCTION_KEYS = ['list', 'detail', 'me', 'follow', 'verify'] as const;
 type Key = (typeof INSTRUCTION_KEYS)[number];
 const NAMES: Record<Key, string> = {
   list: 'list page 1',
   detail: 'detail',
   me: 'GET /me',
   follow: 'follow + unfollow (per request)',
+  verify: 'POST /auth/verify (EVM)',
 };
 
 /** Instructions per request in each window: the main thread's, and all threads' together. */
@@ -131,7 +132,7 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
   };
 }
 
-type Request = { method?: 'POST' | 'DELETE'; path: string; headers: Record<string, string> };
+type Request = { method?: 'POST' | 'DELETE'; path: string; headers: Record<string, string>; body?: string };
 /** The `i`-th request of the stream, sent by connection `worker` as its `own`-th. */
 type RequestAt = (i: number, worker: number, own: number) => Request;
 
@@ -158,8 +159,8 @@ async function send(
     Array.from({ length: concurrency }, async (_, worker) => {
       let own = 0;
       while (next < count) {
-        const { method = 'GET', path, headers } = request(next++, worker, own++);
-        const res = await fetch(`${url}${path}`, { method, headers });
+        const { method = 'GET', path, headers, body: sent } = request(next++, worker, own++);
+        const res = await fetch(`${url}${path}`, { method, headers, body: sent });
         const body = await res.arrayBuffer();
         if (res.status !== 200)
           throw new Error(`${method} ${path} answered ${res.status}: ${Buffer.from(body).toString('utf8')}`);
@@ -171,8 +172,16 @@ async function send(
   await Promise.all(started);
 }
 
-/** The requests of each row for one server: the same paths on both sides, its own sign-in. */
-async function requestsFor(server: ServerProcess, ids: number[], concurrency: number): Promise<Record<Key, RequestAt>> {
+/**
+ * The requests of each row for one server: the same paths on both sides, its own sign-in, and
+ * its own verify bodies (a nonce is used up where it is verified).
+ */
+async function requestsFor(
+  server: ServerProcess,
+  ids: number[],
+  concurrency: number,
+  verifyBodies: string[],
+): Promise<Record<Key, RequestAt>> {
   const { token } = await signIn(server.url, evmWallet());
   const authorization = `Bearer ${token}`;
   return {
@@ -186,8 +195,18 @@ async function requestsFor(server: ServerProcess, ids: number[], concurrency: nu
       path: `/providers/${ids[(worker + concurrency * Math.floor(own / 2)) % ids.length]}/follow`,
       headers: { authorization },
     }),
+    verify: (i) => ({
+      method: 'POST',
+      path: '/auth/verify',
+      headers: { 'content-type': 'application/json' },
+      body: verifyBodies[i] as string,
+    }),
   };
 }
+
+/** Requests one row sends to one server: warm-up, windows and the tail (see `count`). */
+export const requestsPerRow = (plan: InstructionPlan) =>
+  plan.warmup + plan.windows * plan.window + 20 * plan.concurrency;
 
 /**
  * One stream of requests: warm-up, the windows, a tail. The counters are zeroed and dumped at
@@ -214,7 +233,7 @@ async function count(counted: Counted, request: RequestAt, plan: InstructionPlan
     },
   }));
   // A tail keeps the server busy while the last dump is taken.
-  const total = plan.warmup + plan.windows * plan.window + 20 * plan.concurrency;
+  const total = requestsPerRow(plan);
   await send(counted.server.url, total, plan.concurrency, request, progress, marks);
   return counts;
 }
@@ -236,6 +255,8 @@ export async function countInstructions(options: {
   baseline: ServerSpec;
   ids: number[];
   keys: readonly Key[];
+  /** Fresh POST /auth/verify bodies (`requestsPerRow` of them), a set for each server. */
+  verifyBodies: () => string[];
   plan: InstructionPlan;
   /** Where the dumps go; emptied first. */
   dir: string;
@@ -252,9 +273,10 @@ export async function countInstructions(options: {
       startCounted(options.baseline, dir, 'baseline'),
     ]);
     servers.push(service, baseline);
+    const verifying = options.keys.includes('verify');
     const [serviceRequests, baselineRequests] = await Promise.all([
-      requestsFor(service.server, options.ids, options.plan.concurrency),
-      requestsFor(baseline.server, options.ids, options.plan.concurrency),
+      requestsFor(service.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
+      requestsFor(baseline.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
     ]);
     const rows: InstructionRow[] = [];
     for (const key of options.keys) {

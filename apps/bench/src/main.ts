@@ -41,7 +41,13 @@ import {
 import { databaseCpu } from './db-cpu.js';
 import { DEPLOYMENT_KEYS, deploymentRows, judgeDeployment } from './deployment.js';
 import { FEED_KEY, feedRow, judgeFeed } from './feed.js';
-import { assertValgrind, countInstructions, INSTRUCTION_KEYS, instructionTable } from './instructions.js';
+import {
+  assertValgrind,
+  countInstructions,
+  INSTRUCTION_KEYS,
+  instructionTable,
+  requestsPerRow,
+} from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import { checkParity } from './parity.js';
@@ -58,7 +64,7 @@ import {
 } from './report.js';
 import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
 import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
-import { signIn } from './sign-in.js';
+import { signIn, verifyBodies } from './sign-in.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
@@ -82,6 +88,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     rounds: { type: 'string' },
     window: { type: 'string' },
+    'perf-map': { type: 'boolean', default: false },
   },
 });
 
@@ -375,15 +382,25 @@ async function instructionsMain() {
     // --window N: requests per window and of warm-up (a quicker run on a busy machine).
     const window = numberArg(args.window, 3_000);
     const instructionPlan = { warmup: window, window, windows: numberArg(args.rounds, 3), concurrency: 10 };
+    // --perf-map: V8 writes /tmp/perf-<pid>.map, so callgrind-js.ts can name the compiled code.
+    const nodeArgs = args['perf-map'] ? ['--perf-basic-prof'] : [];
     const rows = await countInstructions({
-      service: apiSpec(catalogue, privateKeyPem),
+      service: apiSpec(catalogue, privateKeyPem, nodeArgs),
       baseline: {
         name: 'baseline 10k',
         script: BASELINE_MAIN,
         env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+        nodeArgs,
       },
       ids: await randomProviderIds(catalogue.url, 200),
       keys: INSTRUCTION_KEYS.filter(wanted),
+      // Both servers share the signing key, so the nonces minted here are theirs (sign-in.ts).
+      verifyBodies: () =>
+        verifyBodies(
+          createNonceCodec(nonceSecretFromSigningKey(privateKeyPem)),
+          Array.from({ length: 50 }, evmWallet),
+          requestsPerRow(instructionPlan),
+        ),
       plan: instructionPlan,
       // One folder per API build, so a before/after can run side by side.
       dir: join(
