@@ -203,6 +203,21 @@ app.get('/ready', async () => {
 app.get('/providers', (req, reply) => listPage(req.query as Record<string, string>, reply, true));
 app.get('/offset/providers', (req, reply) => listPage(req.query as Record<string, string>, reply, false));
 
+// The search row's floor (operator-rows.ts): a plain sequential ILIKE over the names, the top 20
+// by followers and the count of matches. `name || ''` is no indexed expression: no trigram index.
+app.get('/ilike/providers', async (req, reply) => {
+  const q = String((req.query as Record<string, string>).q ?? '');
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const { rows } = await pool.query(
+    `select id::int, name, follower_count, count(*) over () as total from providers
+     where archived_at is null and (name || '') ilike $1 order by follower_count desc, id desc limit 20`,
+    [pattern],
+  );
+  reply
+    .header('content-type', 'application/json')
+    .send(JSON.stringify({ items: rows.map(({ total: _, ...item }) => item), total: Number(rows[0]?.total ?? 0) }));
+});
+
 app.get('/providers/:id', async (req, reply) => {
   const id = providerId(req.params);
   if (id === null) return fail(reply, 400, 'VALIDATION_ERROR', 'Invalid id');

@@ -108,7 +108,9 @@ export async function prepareCatalogue(
   try {
     await db.migrateToLatest(database.db);
     const started = performance.now();
-    const seeded = await db.seedDemoCatalogue(database.db, { providers });
+    // Distinct names (a number after the words), so that the search row's `q` matches about 50
+    // of 1M names as a real board's would (operator-rows.ts); an older build's seed ignores it.
+    const seeded = await db.seedDemoCatalogue(database.db, { providers, distinctNames: true });
     seededSeconds = seeded ? (performance.now() - started) / 1000 : 0;
     if (seeded) {
       log(`${name}: seeded ${providers} providers and ${seeded.follows} follows in ${seededSeconds.toFixed(1)} s`);

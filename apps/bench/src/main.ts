@@ -7,7 +7,9 @@
  *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
  *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts; mix, kept-list,
  *                        kept-detail, kept-stats, kept-*-304, kept-churn: see cached-rows.ts; webhooks,
- *                        webhook-latency: see webhooks.ts; feed: feed.ts)
+ *                        webhook-latency: see webhooks.ts; feed: feed.ts; followers-deep, followers-key,
+ *                        publish, sort-roi7d … sort-tradingDays, roi-cursor, search, broad:
+ *                        operator-rows.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --instructions       instead of the load rows: instructions per request under valgrind's
  *                        callgrind, API and baseline, for list, detail, me and follow (instructions.ts)
@@ -50,6 +52,13 @@ import {
 } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
+import {
+  BENCH_ADMIN_KEY,
+  judgeOperator,
+  OPERATOR_ROW_KEYS,
+  type OperatorContext,
+  operatorScenarios,
+} from './operator-rows.js';
 import { checkParity } from './parity.js';
 import { summariseProfile } from './profile.js';
 import {
@@ -152,6 +161,7 @@ async function newestProfile(side: string): Promise<string | null> {
 
 interface CatalogueRun {
   rows: Map<string, Row>;
+  operator: OperatorContext;
   readyMs: number[];
   peakRssMb: number | null;
   /** The answer-cache server's peak resident memory under the mix. */
@@ -177,6 +187,10 @@ function apiSpec(catalogue: Catalogue, privateKeyPem: string, nodeArgs: string[]
       // The rows measure answers built from the database; the answer cache has rows of its own
       // on a server of its own (cached-rows.ts).
       ANSWER_CACHE_MB: '0',
+      // The operator's rows (operator-rows.ts) make their scoped keys with it; no per-key limit
+      // bounds a load run (the limit's counting still runs on every scoped request).
+      ADMIN_KEY: BENCH_ADMIN_KEY,
+      SERVICE_KEY_RATE_LIMIT_PER_MINUTE: '100000000',
     },
     nodeArgs,
   };
@@ -236,6 +250,7 @@ async function runCatalogue(
     if (small) await settle(small.url);
   };
   const rows = new Map<string, Row>();
+  const operator: OperatorContext = {};
   let peakRssMb: number | null = null;
   let mixRssMb: number | null = null;
   // Requests each server answered, for the per-request figures of a profile.
@@ -287,7 +302,12 @@ async function runCatalogue(
       target && onCatalogue.has(target.url) ? { ...target, dbCpu: () => dbProbe.sample() } : target;
     const loadPlan: LoadPlan = { ...plan, connections, between: idle };
     const cached = cachedApi ? cachedScenarios(bench, cachedApi) : undefined;
-    for (const scenario of [...(cached?.scenarios ?? []), ...scenarios(bench)].filter((s) => wanted(s.key))) {
+    const operatorRows = OPERATOR_ROW_KEYS.some(wanted)
+      ? await operatorScenarios(bench, catalogue.url, wanted, operator)
+      : [];
+    for (const scenario of [...(cached?.scenarios ?? []), ...scenarios(bench), ...operatorRows].filter((s) =>
+      wanted(s.key),
+    )) {
       const result = await compare(
         withDbCpu(scenario.service) as LoadTarget,
         withDbCpu(scenario.baseline),
@@ -359,7 +379,7 @@ async function runCatalogue(
       if (profile) log(`\n${side}: ${await summariseProfile(profile, served.get(server.url) ?? 0)}`);
     }
   }
-  return { rows, readyMs, peakRssMb, mixRssMb };
+  return { rows, operator, readyMs, peakRssMb, mixRssMb };
 }
 
 /**
@@ -487,6 +507,7 @@ async function main() {
     'raw-evm',
     'raw-solana',
     ...SCENARIO_KEYS,
+    ...OPERATOR_ROW_KEYS,
     ...CACHED_KEYS.slice(1),
     ...DEPLOYMENT_KEYS,
     ...WEBHOOK_KEYS,
@@ -517,6 +538,7 @@ async function main() {
       ...judgeDeployment(rows),
       ...judgeWebhooks(rows),
       ...judgeFeed(rows.get(FEED_KEY)),
+      ...judgeOperator(rows, result.operator),
     ],
   };
 
