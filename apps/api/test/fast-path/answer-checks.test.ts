@@ -7,9 +7,9 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { answersDecidedByZod, useCompiledAnswerChecks } from '../src/fast-path/answer-checks.js';
-import { answersCheckedByZodAlone, appRouter } from '../src/procedures/routers/index.js';
-import { call, evmWallet, signIn, solanaWallet, startApi } from './harness.js';
+import { answersDecidedByZod, useCompiledAnswerChecks } from '../../src/fast-path/answer-checks.js';
+import { answersCheckedByZodAlone, appRouter } from '../../src/procedures/routers/index.js';
+import { call, evmWallet, signIn, solanaWallet, startApi } from '../harness.js';
 
 const t = initTRPC.create();
 

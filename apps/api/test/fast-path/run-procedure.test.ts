@@ -7,7 +7,8 @@
 import { callTRPCProcedure, initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runProcedure } from '../src/fast-path/run-procedure.js';
+import { runProcedure } from '../../src/fast-path/run-procedure.js';
+import { outcome } from './outcome.js';
 
 const t = initTRPC
   .context<{ user?: string; trace: string[] }>()
@@ -50,18 +51,6 @@ const router = t.router({
     throw new Error('resolver broke');
   }),
 });
-
-type Outcome = { ok: true; data: unknown } | { ok: false; code: string; message: string; cause?: string };
-
-async function outcome(promise: Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: true, data: await promise };
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCError);
-    const e = error as TRPCError;
-    return { ok: false, code: e.code, message: e.message, cause: e.cause?.message };
-  }
-}
 
 const calls: [string, 'query' | 'mutation', unknown][] = [
   ['echo', 'query', { n: '41' }],
