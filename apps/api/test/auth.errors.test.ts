@@ -18,17 +18,11 @@ import {
   startApi,
   type TestApi,
   type TestWallet,
+  useApi,
 } from './harness.js';
 
-let api: TestApi;
+const api = useApi('postgres');
 const errorBodies: unknown[] = [];
-
-beforeAll(async () => {
-  api = await startApi('postgres');
-});
-afterAll(async () => {
-  await api?.stop();
-});
 
 /** expectError, and keeps the body for the leak check at the end. */
 function expectFailure(reply: Reply, status: number, code: string) {

@@ -13,7 +13,7 @@ import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi, trpcClient } from './harness.js';
+import { call, expectError, startApi, type TestApi, trpcClient, useApi } from './harness.js';
 
 const verify = (api: TestApi, wallet: string, nonce: string, signature: string) =>
   call(api, 'POST', '/auth/verify', { body: { wallet, nonce, signature } });
@@ -233,19 +233,13 @@ describe.each(['postgres', 'pglite'] as const)('sign-in message formats on %s', 
 });
 
 describe('configured sign-in site', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite', {
-      env: {
-        SIGN_IN_DOMAIN: 'app.example.com',
-        SIGN_IN_STATEMENT: 'Welcome to Example.',
-        EVM_CHAIN_ID: '8453',
-        SIWS_CHAIN: 'devnet',
-      },
-    });
-  });
-  afterAll(async () => {
-    await api?.stop();
+  const api = useApi('pglite', {
+    env: {
+      SIGN_IN_DOMAIN: 'app.example.com',
+      SIGN_IN_STATEMENT: 'Welcome to Example.',
+      EVM_CHAIN_ID: '8453',
+      SIWS_CHAIN: 'devnet',
+    },
   });
 
   it('names SIGN_IN_DOMAIN whatever Host the request names, with its https URI, statement and chains', async () => {

@@ -18,6 +18,7 @@ import {
   startApi,
   type TestApi,
   type TestWallet,
+  useApi,
 } from './harness.js';
 
 const LIMIT = 5;
@@ -163,13 +164,7 @@ function hoardingTests(server: () => TestApi) {
 }
 
 describe('auth rate limit on postgres', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
 
   rateLimitTests(
     () => api,
@@ -186,13 +181,7 @@ describe('auth rate limit on postgres', () => {
 });
 
 describe('auth rate limit behind a proxy (TRUST_PROXY=true)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true' } });
 
   const exhaust = async (forwardedFor: string) => {
     for (let i = 0; i < LIMIT; i++) {
@@ -249,13 +238,7 @@ for (const backend of ['postgres', 'pglite'] as const) {
 }
 
 describe('the same limits on PGlite (one server, behind a proxy)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('pglite', { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'true' } });
 
   // One client uses up the limit.
   rateLimitTests(
@@ -265,13 +248,7 @@ describe('the same limits on PGlite (one server, behind a proxy)', () => {
 });
 
 describe('purge of used nonces and ended rate-limit windows', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: '1000000', TRUST_PROXY: 'true' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: '1000000', TRUST_PROXY: 'true' } });
 
   const purgeAt = (at: Date, extra: { batchSize?: number; maxBatches?: number } = {}) =>
     purgeExpiredAuthState(api.db.db, {

@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, type Reply, signIn, solanaWallet, startApi, type TestApi } from './harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  type Reply,
+  signIn,
+  solanaWallet,
+  startApi,
+  type TestApi,
+  useApi,
+} from './harness.js';
 
 const THIRTY_DAYS_MS = 2_592_000 * 1000;
 
@@ -210,13 +220,7 @@ describe('two servers sharing one PostgreSQL database and one DATA_DIR', () => {
 });
 
 describe('restart on pglite with a kept DATA_DIR', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite');
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('pglite');
 
   it('keeps the signing key, the used nonces and the users', async () => {
     const wallet = evmWallet();

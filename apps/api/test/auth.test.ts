@@ -1,17 +1,11 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, signIn, solanaWallet, startApi, type TestApi, type TestWallet } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, solanaWallet, type TestWallet, useApi } from './harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 describe.each(['postgres', 'pglite'] as const)('wallet sign-in over REST on %s', (backend) => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi(backend);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi(backend);
 
   describe.each([
     ['evm', evmWallet],

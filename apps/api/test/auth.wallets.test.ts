@@ -8,8 +8,8 @@ import bs58 from 'bs58';
 import nacl from 'tweetnacl';
 import { parseSignature, serializeCompactSignature, signatureToCompactSignature } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, useApi } from './harness.js';
 
 const SIGNING_DOMAIN = [0xff, ...new TextEncoder().encode('solana offchain')];
 const u16le = (n: number) => [n & 0xff, n >> 8];
@@ -36,13 +36,7 @@ function extendedEnvelope(text: string, signer: Uint8Array): Uint8Array {
 }
 
 describe.each(['postgres', 'pglite'] as const)('wallet signature forms on %s', (backend) => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi(backend);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi(backend);
 
   const nonceFor = async (wallet: string) => (await call(api, 'GET', `/auth/nonce?wallet=${wallet}`)).body;
   const verify = (wallet: string, nonce: string, signature: string) =>

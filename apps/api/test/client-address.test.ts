@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Backend } from '@signal/db';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evmWallet, startApi, type TestApi } from './harness.js';
+import { evmWallet, startApi, type TestApi, useApi } from './harness.js';
 import { httpCall } from './raw-http.js';
 
 const LIMIT = 3;
@@ -109,14 +109,8 @@ behindAProxy('pglite', 'true');
 behindAProxy('postgres', `${PROXY_ADDRESS}/32, 10.0.0.0/8`);
 
 describe('TRUST_PROXY as a CIDR list: a client that is not a trusted proxy', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite', {
-      env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: `${PROXY_ADDRESS}/32` },
-    });
-  });
-  afterAll(async () => {
-    await api?.stop();
+  const api = useApi('pglite', {
+    env: { AUTH_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: `${PROXY_ADDRESS}/32` },
   });
 
   it('is counted by its own address whatever X-Forwarded-For it writes', async () => {

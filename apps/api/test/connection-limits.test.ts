@@ -13,8 +13,8 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Backend } from '@signal/db';
 import { createScratchDatabase } from '@signal/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useApi } from './harness.js';
 import { spawnApi } from './process.js';
 
 const PER_ADDRESS = 10;
@@ -68,20 +68,14 @@ const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function connectionTests(backend: Backend) {
   describe(`connection limits on ${backend}`, () => {
-    let api: TestApi;
-    beforeAll(async () => {
-      api = await startApi(backend, {
-        env: {
-          MAX_CONNECTIONS: String(TOTAL),
-          MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
-          HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-          REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-          KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
-        },
-      });
-    });
-    afterAll(async () => {
-      await api?.stop();
+    const api = useApi(backend, {
+      env: {
+        MAX_CONNECTIONS: String(TOTAL),
+        MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
+        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+      },
     });
 
     it('refuses a flood of idle sockets from one address past its cap; another address still gets 200', async () => {

@@ -10,7 +10,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from './browser.js';
-import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, signIn, useApi } from './harness.js';
 
 const skip = skipWithoutChromium('docs.browser.test.ts');
 
@@ -18,7 +18,7 @@ const skip = skipWithoutChromium('docs.browser.test.ts');
 const ADMIN_KEY = 'docs-test-admin-key-0123456789abcdefghijklmnop';
 
 describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
-  let api: TestApi;
+  const api = useApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
   let browser: Browser;
   let page: Page;
   let token: string;
@@ -27,7 +27,6 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
   let problems: string[] = [];
 
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     const signedIn = await signIn(api, evmWallet());
     token = signedIn.token;
     wallet = signedIn.user.wallet;
@@ -42,7 +41,6 @@ describe.skipIf(skip)(`/docs in Chromium (${CHROMIUM})`, () => {
 
   afterAll(async () => {
     await browser?.close();
-    await api?.stop();
   });
 
   const operation = (id: string) => page.locator(`#operations-${id}`);

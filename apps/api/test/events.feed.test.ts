@@ -6,25 +6,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { purgeEvents } from '@signal/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, solanaWallet, startApi, type TestApi, trpcClient } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, solanaWallet, trpcClient, useApi } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend) => {
-  let api: TestApi;
+  const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
   let reader: string;
   beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
     const created = await call(api, 'POST', '/admin/keys', {
       token: ADMIN_KEY,
       body: { name: 'feed reader', scopes: ['events:read'] },
     });
     expect(created.status).toBe(201);
     reader = created.body.key;
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   const feed = (query = '', token = reader) => call(api, 'GET', `/events${query}`, { token });

@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import type { AppRouter } from '@signal/api';
 import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@trpc/client';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readWholeFeed, until, type WireEvent } from './events-support.js';
-import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, signIn, useApi } from './harness.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -68,18 +68,14 @@ function subscribe(url: string, key: string | undefined, input: { lastEventId?: 
 }
 
 describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) => {
-  let api: TestApi;
+  const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
   let reader: string;
   beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
     const created = await call(api, 'POST', '/admin/keys', {
       token: ADMIN_KEY,
       body: { name: 'stream reader', scopes: ['events:read'] },
     });
     reader = created.body.key;
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   const feedAll = () => readWholeFeed(api, reader);

@@ -7,20 +7,14 @@
  * restore of a live provider, a wallet linked again, an unlink refused).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readWholeFeed } from './events-support.js';
-import { call, evmWallet, signIn, solanaWallet, startApi, type TestApi, type TestWallet } from './harness.js';
+import { call, evmWallet, signIn, solanaWallet, type TestWallet, useApi } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 describe.each(['postgres', 'pglite'] as const)('event types from their triggers on %s', (backend) => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '1' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '1' } });
 
   /** The events since the feed's length `from`, as [type, data]. */
   const since = async (from: number) =>

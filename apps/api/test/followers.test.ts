@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const FOLLOWERS = 10_000;
@@ -19,7 +19,9 @@ interface Item {
 }
 
 describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', (backend) => {
-  let api: TestApi;
+  const api = useApi(backend, {
+    env: { ADMIN_KEY, SEED_PROVIDERS: '0', SERVICE_KEY_RATE_LIMIT_PER_MINUTE: '0' },
+  });
   let reader: string;
   let userToken: string;
   /** A provider with FOLLOWERS followers, seeded by SQL; another with a handful. */
@@ -33,9 +35,6 @@ describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', 
     call(api, 'GET', `/providers/${providerId}/followers${query}`, { token });
 
   beforeAll(async () => {
-    api = await startApi(backend, {
-      env: { ADMIN_KEY, SEED_PROVIDERS: '0', SERVICE_KEY_RATE_LIMIT_PER_MINUTE: '0' },
-    });
     const providers = await sql<{ id: number }>`
       insert into providers (name, created_at) values ('big', now()), ('small', now()), ('empty', now()) returning id
     `.execute(api.db.db);
@@ -74,9 +73,6 @@ describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', 
     });
     reader = created.body.key;
     userToken = (await signIn(api, evmWallet())).token;
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('opens to followers:read and ADMIN_KEY only; a user token or another scope is 403, no key 401', async () => {

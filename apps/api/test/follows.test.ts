@@ -1,28 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  evmWallet,
-  expectError,
-  signIn,
-  solanaWallet,
-  startApi,
-  type TestApi,
-  trpcClient,
-  trpcFailure,
-} from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, solanaWallet, trpcClient, trpcFailure, useApi } from './harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let api: TestApi;
+const api = useApi('postgres', { env: { SEED_PROVIDERS: '12' } });
 let providerIds: number[];
 
 beforeAll(async () => {
-  api = await startApi('postgres', { env: { SEED_PROVIDERS: '12' } });
   const list = await call(api, 'GET', '/providers?limit=100&sortBy=id&order=asc');
   providerIds = list.body.items.map((p: { id: number }) => p.id);
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 async function followerCount(id: number): Promise<number> {

@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '@signal/core';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, useApi } from './harness.js';
 import { type HttpCall, httpCall, type RawReply, rawHttp } from './raw-http.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
@@ -309,22 +309,18 @@ const method = fc.constantFrom(
 // ---- the run ----
 
 describe('fuzzing the HTTP surface', () => {
-  let api: TestApi;
+  const api = useApi('postgres', {
+    env: {
+      SEED_PROVIDERS: '5',
+      AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      TRUST_PROXY: 'true',
+      CORS_ORIGINS: 'https://app.example',
+    },
+  });
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi('postgres', {
-      env: {
-        SEED_PROVIDERS: '5',
-        AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-        TRUST_PROXY: 'true',
-        CORS_ORIGINS: 'https://app.example',
-      },
-    });
     ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   const request = fc

@@ -3,8 +3,8 @@
  * port, METRICS_PORT on a listener of its own. Scraped and parsed strictly, before and after
  * real requests over REST and tRPC, on PostgreSQL and PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from './harness.js';
 import { type Family, parsePrometheusText, sampleValue } from './prometheus-text.js';
 
 async function scrape(url: string): Promise<Map<string, Family>> {
@@ -18,13 +18,7 @@ const requests = (families: Map<string, Family>, method: string, route: string, 
   sampleValue(families, 'http_request_duration_seconds_count', { method, route, status: String(status) });
 
 describe('metrics off (the default)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres');
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres');
 
   it('GET /metrics is a 404 like any unknown path', async () => {
     expectError(await call(api, 'GET', '/metrics'), 404, 'NOT_FOUND');
@@ -33,13 +27,7 @@ describe('metrics off (the default)', () => {
 });
 
 describe('METRICS=true on PostgreSQL', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { METRICS: 'true', SEED_PROVIDERS: '5' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres', { env: { METRICS: 'true', SEED_PROVIDERS: '5' } });
 
   it('counts requests by method, route template and status, and sign-ins by outcome', async () => {
     const before = await scrape(`${api.url}/metrics`);
@@ -137,13 +125,7 @@ describe('METRICS=true on PostgreSQL', () => {
 });
 
 describe('METRICS_PORT on PGlite', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { METRICS_PORT: '0' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('pglite', { env: { METRICS_PORT: '0' } });
 
   it('serves /metrics on its own listener only, counting the API port’s requests', async () => {
     const metricsUrl = api.metricsUrl as string;

@@ -8,8 +8,8 @@
  * loopback cannot bind IPv6 networks.
  */
 import type { Backend } from '@signal/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, type Reply, signIn, startApi, type TestApi, type TestWallet } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, type Reply, signIn, type TestApi, type TestWallet, useApi } from './harness.js';
 
 const PER_ADDRESS = 4;
 const PER_56 = 10;
@@ -51,18 +51,12 @@ async function loop(api: TestApi, addresses: (i: number) => string, n: number) {
 
 function newAccounts(backend: Backend) {
   describe(`new accounts per address, /64 and /56 on ${backend}`, () => {
-    let api: TestApi;
-    beforeAll(async () => {
-      api = await startApi(backend, {
-        env: {
-          TRUST_PROXY: '1',
-          NEW_USER_RATE_LIMIT_PER_HOUR: String(PER_ADDRESS),
-          NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: String(PER_56),
-        },
-      });
-    });
-    afterAll(async () => {
-      await api?.stop();
+    const api = useApi(backend, {
+      env: {
+        TRUST_PROXY: '1',
+        NEW_USER_RATE_LIMIT_PER_HOUR: String(PER_ADDRESS),
+        NEW_USER_RATE_LIMIT_PER_HOUR_PER_56: String(PER_56),
+      },
     });
 
     it('the Sybil loop from one address: the budget, then 429 with Retry-After, no user, the nonce unused', async () => {

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startApi, type TestApi } from './harness.js';
+import { call, useApi } from './harness.js';
 
 const run = promisify(execFile);
 const API_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -110,7 +110,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   skipLibCheck: true,
 };
 
-let api: TestApi;
+const api = useApi('postgres', { env: { SEED_PROVIDERS: '3' } });
 let dir: string;
 let generated: string;
 
@@ -126,7 +126,6 @@ function compile(files: string[]): string[] {
 }
 
 beforeAll(async () => {
-  api = await startApi('postgres', { env: { SEED_PROVIDERS: '3' } });
   const reply = await call(api, 'GET', '/openapi.json');
   expect(reply.status).toBe(200);
   generated = astToString(await openapiTS(reply.body as OpenAPI3));
@@ -144,7 +143,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await api?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

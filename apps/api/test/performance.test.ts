@@ -7,8 +7,8 @@
  * from the calendar rule, Thursday's year and week).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi, trpcClient } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, trpcClient, useApi } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const DAY = 86_400_000;
@@ -107,7 +107,7 @@ function randomSeries(days: number, today: number, gapRate: number): Point[] {
 }
 
 describe.each(['postgres', 'pglite'] as const)('published performance on %s', (backend) => {
-  let api: TestApi;
+  const api = useApi(backend, { env: { ADMIN_KEY } });
   let publisher: string;
   let today: number;
 
@@ -120,7 +120,6 @@ describe.each(['postgres', 'pglite'] as const)('published performance on %s', (b
     call(api, 'POST', `/providers/${id}/performance`, { token, body });
 
   beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY } });
     const key = await call(api, 'POST', '/admin/keys', {
       token: ADMIN_KEY,
       body: { name: 'pipeline', scopes: ['stats:write'] },
@@ -128,9 +127,6 @@ describe.each(['postgres', 'pglite'] as const)('published performance on %s', (b
     publisher = key.body.key;
     const now = api.now();
     today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('before anything is published: the defaults, and an empty chart', async () => {

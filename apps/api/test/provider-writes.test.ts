@@ -6,13 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 describe.each(['postgres', 'pglite'] as const)('provider writes on %s', (backend) => {
-  let api: TestApi;
+  const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '5' } });
   let writer: string;
   let publisher: string;
 
@@ -28,12 +28,8 @@ describe.each(['postgres', 'pglite'] as const)('provider writes on %s', (backend
     call(api, method, path, { token: writer, body, headers });
 
   beforeAll(async () => {
-    api = await startApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '5' } });
     writer = await createKey(['providers:write']);
     publisher = await createKey(['stats:write']);
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('refuses every invalid body with 400 VALIDATION_ERROR naming the field', async () => {

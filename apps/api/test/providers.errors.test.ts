@@ -2,18 +2,14 @@
  * Bad parameters of the provider and following endpoints: each answers 400 VALIDATION_ERROR
  * whose issues name the parameter at fault. Unknown query parameters are ignored.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, type Reply, signIn, startApi, type TestApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, type Reply, signIn, useApi } from './harness.js';
 
-let api: TestApi;
+const api = useApi('postgres', { env: { SEED_PROVIDERS: '5' } });
 let token: string;
 
 beforeAll(async () => {
-  api = await startApi('postgres', { env: { SEED_PROVIDERS: '5' } });
   ({ token } = await signIn(api, evmWallet()));
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 /** 400 VALIDATION_ERROR with an issue whose path starts with the parameter. */

@@ -3,8 +3,8 @@
  * address, and the RateLimit fields every 429 carries (readable by an allowed browser origin).
  */
 import type { Backend } from '@signal/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, type Reply, signIn, startApi, type TestApi } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, type Reply, signIn, type TestApi, useApi } from './harness.js';
 import { httpCall } from './raw-http.js';
 
 const FOLLOW_LIMIT = 4;
@@ -31,20 +31,14 @@ const trpcQuery = (path: string, input: unknown) => `/trpc/${path}?input=${encod
 
 function limitTests(backend: Backend) {
   describe(`rate limits on ${backend}`, () => {
-    let api: TestApi;
-    beforeAll(async () => {
-      api = await startApi(backend, {
-        env: {
-          SEED_PROVIDERS: '3',
-          FOLLOW_RATE_LIMIT_PER_MINUTE: String(FOLLOW_LIMIT),
-          READ_RATE_LIMIT_PER_MINUTE: String(READ_LIMIT),
-          AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT),
-          CORS_ORIGINS: ORIGIN,
-        },
-      });
-    });
-    afterAll(async () => {
-      await api?.stop();
+    const api = useApi(backend, {
+      env: {
+        SEED_PROVIDERS: '3',
+        FOLLOW_RATE_LIMIT_PER_MINUTE: String(FOLLOW_LIMIT),
+        READ_RATE_LIMIT_PER_MINUTE: String(READ_LIMIT),
+        AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT),
+        CORS_ORIGINS: ORIGIN,
+      },
     });
 
     it(`follows and unfollows: ${FOLLOW_LIMIT} a minute per user over REST and tRPC together, then 429`, async () => {

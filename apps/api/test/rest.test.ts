@@ -4,18 +4,14 @@
  * other methods says which, and a body or query cannot smuggle keys through a prototype.
  */
 import type { OpenAPIV3 } from 'openapi-types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, useApi } from './harness.js';
 
-let api: TestApi;
+const api = useApi('postgres', { env: { SEED_PROVIDERS: '3' } });
 let token: string;
 
 beforeAll(async () => {
-  api = await startApi('postgres', { env: { SEED_PROVIDERS: '3' } });
   ({ token } = await signIn(api, evmWallet()));
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 describe('the document and the routes agree', () => {

@@ -6,18 +6,12 @@
  */
 import { type Backend, migrateToLatest } from '@signal/db';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, useApi } from './harness.js';
 
 function schemaLossTests(backend: Backend) {
   describe(`tables dropped under a running server on ${backend}`, () => {
-    let api: TestApi;
-    beforeAll(async () => {
-      api = await startApi(backend, { env: { SEED_PROVIDERS: '3' } });
-    });
-    afterAll(async () => {
-      await api?.stop();
-    });
+    const api = useApi(backend, { env: { SEED_PROVIDERS: '3' } });
 
     it('answers 503 while they are gone, /ready 503, and recovers once migrations run again', async () => {
       const { token } = await signIn(api, evmWallet());

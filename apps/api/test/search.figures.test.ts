@@ -8,8 +8,8 @@
  */
 import { publishPerformance } from '@signal/db';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, type TestApi, useApi } from './harness.js';
 import { walkByCursor, walkByPage } from './paging.js';
 
 const DAY_MS = 86_400_000;
@@ -303,15 +303,11 @@ async function checkRefusals(api: TestApi) {
 
 for (const backend of ['postgres', 'pglite'] as const) {
   describe(`catalogue figures on ${backend}`, () => {
-    let api: TestApi;
+    const api = useApi(backend);
     let rows: Published[];
     beforeAll(async () => {
-      api = await startApi(backend);
       rows = await build(api);
       indexOf = new Map(rows.map((row, index) => [row.id, index]));
-    });
-    afterAll(async () => {
-      await api?.stop();
     });
 
     it('each figure sort in both orders: nulls last, ties by id, by page and by cursor', async () => {

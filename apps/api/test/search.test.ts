@@ -8,8 +8,8 @@
  * malformed filters → 400; a filtered list's ETag follows the data it answers from.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, type TestApi, trpcClient, trpcFailure, useApi } from './harness.js';
 import { walkByCursor, walkByPage } from './paging.js';
 
 /** Names that trip a naive search: LIKE's own characters, case, and letters beyond ASCII. */
@@ -324,16 +324,12 @@ async function addNamedProviders(api: TestApi) {
 
 for (const backend of ['postgres', 'pglite'] as const) {
   describe(`catalogue search on ${backend}`, () => {
-    let api: TestApi;
+    const api = useApi(backend, { env: { SEED_PROVIDERS: '30' } });
     let tokens: string[];
     beforeAll(async () => {
-      api = await startApi(backend, { env: { SEED_PROVIDERS: '30' } });
       await addNamedProviders(api);
       tokens = [];
       for (let i = 0; i < 2; i += 1) tokens.push((await signIn(api, evmWallet())).token);
-    });
-    afterAll(async () => {
-      await api?.stop();
     });
 
     it('q: a substring ignoring ASCII case; %, _ and \\ literal; non-ASCII names (REST and tRPC)', async () => {

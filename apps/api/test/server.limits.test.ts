@@ -7,7 +7,7 @@ import { ERROR_STATUS } from '@signal/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/index.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES } from '../src/wire/limits.js';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, expectError, signIn, startApi, type TestApi, useApi } from './harness.js';
 import { httpCall, type RawReply, rawHttp } from './raw-http.js';
 
 function expectContractError(reply: RawReply, status: number, code: string) {
@@ -22,13 +22,7 @@ function expectContractError(reply: RawReply, status: number, code: string) {
 }
 
 describe('HTTP limits', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres');
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres');
 
   it(`a URL up to ${MAX_URL_BYTES} bytes is served; a longer one is 400 VALIDATION_ERROR (the contract has no 414)`, async () => {
     const base = '/providers?pad=';

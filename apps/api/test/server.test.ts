@@ -1,18 +1,14 @@
 /**
  * The service endpoints and the headers every response carries.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, signIn, startApi, type TestApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, useApi } from './harness.js';
 
-let api: TestApi;
+const api = useApi('postgres');
 let token: string;
 
 beforeAll(async () => {
-  api = await startApi('postgres');
   ({ token } = await signIn(api, evmWallet()));
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 describe('service endpoints', () => {

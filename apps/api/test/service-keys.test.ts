@@ -9,7 +9,17 @@ import { Writable } from 'node:stream';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/ops/logger.js';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  startApi,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+  useApi,
+} from './harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const RATE_LIMIT = 60;
@@ -44,27 +54,23 @@ function expectUnauthorized(reply: { status: number; headers: Headers; body: any
 }
 
 describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) => {
-  let api: TestApi;
   const log = logCapture();
+  const api = useApi(backend, {
+    env: { ADMIN_KEY, SEED_PROVIDERS: '3', SERVICE_KEY_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
+    logger: log.logger,
+  });
   let userToken: string;
   /** Holds every scope, so the admin key itself stays under the per-key limit. */
   let manager: { id: string; key: string };
   let reader: { id: string; key: string };
 
   beforeAll(async () => {
-    api = await startApi(backend, {
-      env: { ADMIN_KEY, SEED_PROVIDERS: '3', SERVICE_KEY_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) },
-      logger: log.logger,
-    });
     userToken = (await signIn(api, evmWallet())).token;
     manager = await createKey(api, ADMIN_KEY, {
       name: 'manager',
       scopes: ['keys:manage', 'providers:write', 'stats:write', 'followers:read', 'events:read', 'webhooks:manage'],
     });
     reader = await createKey(api, manager.key, { name: 'fan-out', scopes: ['followers:read'] });
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('creates a key: 201, the secret once, in the documented format, stored only as its SHA-256', async () => {

@@ -12,8 +12,8 @@ import pino from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseSiweMessage } from 'viem/siwe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, startApi, type TestApi, useApi } from './harness.js';
 import { httpCall } from './raw-http.js';
 
 /** A nonce request with the Host header of our choosing: status and parsed body. */
@@ -39,13 +39,7 @@ async function expectBadHostsRefused(api: TestApi) {
 }
 
 describe('SIGN_IN_DOMAIN with several sites (postgres)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { SIGN_IN_DOMAIN: 'app.example.com, Other.Example:8443' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('postgres', { env: { SIGN_IN_DOMAIN: 'app.example.com, Other.Example:8443' } });
 
   it("names the request's Host when it is listed (compared lower-cased), else the first site", async () => {
     const named = async (host: string) =>

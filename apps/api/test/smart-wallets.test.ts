@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmSigner } from '../../../packages/sdk/dist/evm.js';
 import { createClient } from '../../../packages/sdk/dist/index.js';
 import { type Anvil, contracts, deploy, startAnvil } from './chain/anvil.js';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, expectError, signIn, startApi, type TestApi, useApi } from './harness.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 /** The time box the service is started with here, and the slack a loaded machine may add. */
@@ -290,13 +290,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
 });
 
 describe('without EVM_RPC_URL', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite');
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('pglite');
 
   it('an EIP-6492 signature and a deployed 1271 wallet’s owner signature → 401 INVALID_SIGNATURE', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());

@@ -13,9 +13,9 @@ import {
   httpLink as httpLinkV10,
 } from '@signal/trpc-v10';
 import { createTRPCClient, httpBatchLink, httpLink } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/index.js';
-import { call, evmWallet, startApi, type TestApi } from './harness.js';
+import { call, evmWallet, useApi } from './harness.js';
 import { rawHttp } from './raw-http.js';
 
 const AUTH_LIMIT = 2;
@@ -59,16 +59,12 @@ async function expectTyped(promise: Promise<unknown>, code: string, status: keyo
 
 function clientTests(backend: Backend) {
   describe(`tRPC clients on ${backend}`, () => {
-    let api: TestApi;
+    const api = useApi(backend, { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT), SEED_PROVIDERS: '3' } });
     let token: string;
     beforeAll(async () => {
-      api = await startApi(backend, { env: { AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT), SEED_PROVIDERS: '3' } });
       const { signIn } = await import('./harness.js');
       api.advanceClock(MINUTE - (api.now().getTime() % MINUTE) + 50);
       ({ token } = await signIn(api, evmWallet()));
-    });
-    afterAll(async () => {
-      await api?.stop();
     });
 
     describe.each(Object.keys(clients) as (keyof typeof clients)[])('%s', (name) => {

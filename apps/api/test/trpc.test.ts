@@ -4,18 +4,11 @@
  * HTTP status of the contract.
  */
 import type { TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppRouter } from '../src/index.js';
-import { call, evmWallet, solanaWallet, startApi, type TestApi, trpcClient, trpcFailure } from './harness.js';
+import { call, evmWallet, solanaWallet, trpcClient, trpcFailure, useApi } from './harness.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi('postgres');
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useApi('postgres');
 
 function expectCode(error: TRPCClientError<AppRouter>, code: string, httpStatus: number) {
   expect(error.data?.code).toBe(code);

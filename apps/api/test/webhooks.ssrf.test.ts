@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDns, type TestDns } from './dns-server.js';
-import { call, expectError, startApi, type TestApi } from './harness.js';
+import { call, expectError, startApi, type TestApi, useApi } from './harness.js';
 import { type Receiver, startReceiver } from './webhook-receiver.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -167,13 +167,7 @@ describe.each(['postgres', 'pglite'] as const)('webhook targets on %s, WEBHOOK_A
 });
 
 describe('webhook targets with the development switches off (defaults)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { ADMIN_KEY } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useApi('pglite', { env: { ADMIN_KEY } });
 
   it('refuses http:// URLs, even to a public address', async () => {
     const refused = await call(api, 'POST', '/webhooks', {
