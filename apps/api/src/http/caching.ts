@@ -15,22 +15,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
-import {
-  catalogueVersion,
-  type Database,
-  performanceVersion,
-  providerVersion,
-  statsValidUntil,
-  type VersionSink,
-} from '@signal/db';
+import { type Database, performanceVersion, statsValidUntil, type VersionSink } from '@signal/db';
 import type { Kysely } from 'kysely';
-import { buildOpenApiDocument } from '../openapi/document.js';
 import type { Metrics } from '../ops/metrics.js';
-import type { Services } from '../procedures/context.js';
-import { providerListPaging } from '../procedures/paging.js';
-import { countCatalogueRead } from '../procedures/rate-limit.js';
-import { readCatalogue } from '../procedures/read-replica.js';
+import { sendJson } from '../wire/respond.js';
 import {
   type AnswerCacheCounts,
   type AnswerStore,
@@ -39,90 +27,39 @@ import {
   type VersionReader,
   versionReader,
 } from './answer-cache.js';
-import { sendJson } from './respond.js';
+
+type VersionRead = (db: Kysely<Database>) => Promise<string | undefined>;
 
 /**
- * How to read the current version of the answer to `input` without building it; undefined when
- * this input cannot be revalidated here (an invalid one: the procedure answers it, with its 400).
+ * A cacheable procedure's policy, read from its meta and bound to the server's services by the
+ * composition root (procedures/cache-policy.ts): how to read the current version of an answer
+ * without building it (null when the answer is hashed), the answer cache's key, the tag's letter.
  */
-type Revalidate = (
-  input: Record<string, unknown>,
-  services: Services,
-) => ((db: Kysely<Database>) => Promise<string | undefined>) | undefined;
+export interface CachePolicy {
+  revalidate: ((input: Record<string, unknown>) => VersionRead | undefined) | null;
+  identify: (input: Record<string, unknown>) => { key: string; provider?: number } | undefined;
+  versionKind: string;
+}
 
-/**
- * Per cacheable procedure: how to read its current version without building the answer, or
- * null when the answer is hashed (then a revalidation runs the procedure).
- *
- * Validation comes before revalidation: RFC 9110 §13.2.1 has a server ignore preconditions when
- * the answer without them would not be a 2xx, so `?limit=abc` with a matching If-None-Match (or
- * `*`) is a 400, never a 304. The input is checked here as the procedure checks it (its schema;
- * for the list, its paging and cursor too), since the catalogue's version does not depend on it.
- */
-const CACHEABLE: Record<string, Revalidate | null> = {
-  'providers.list': (input, services) => {
-    const parsed = ProviderListQuerySchema.safeParse(input);
-    if (!parsed.success) return undefined;
-    try {
-      providerListPaging(services.cursors, parsed.data);
-    } catch {
-      return undefined;
-    }
-    return (db) => catalogueVersion(db);
-  },
-  'providers.get': (input) => {
-    const parsed = ProviderIdParamsSchema.safeParse(input);
-    return parsed.success ? (db) => providerVersion(db, parsed.data.id) : undefined;
-  },
-  'providers.stats': null,
-  // The chart changes only when the pipeline publishes, which bumps the provider's version.
-  'providers.performance': (input) => {
-    const parsed = PerformanceQuerySchema.safeParse(input);
-    if (!parsed.success) return undefined;
-    const { id, window } = parsed.data;
-    return async (db) => {
-      const version = await providerVersion(db, id);
-      return version === undefined ? undefined : performanceVersion(version, window);
-    };
-  },
-};
+type ReadDb = <T>(query: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
+type Exchange = { req: IncomingMessage; res: ServerResponse };
 
-/**
- * A request's identity for the answer cache (http/answer-cache.ts): the key of its answer (the
- * procedure and the input it reads once parsed and defaulted, so `?page=1&limit=20`, `?limit=20&page=1`
- * and `?` share one) and whose version it is kept under (a provider's, else the catalogue's).
- * Undefined for an input the procedure refuses: it answers that with its 400.
- */
-type Identify = (input: Record<string, unknown>, services: Services) => { key: string; provider?: number } | undefined;
-
-const IDENTIFY: Record<string, Identify> = {
-  'providers.list': (input, services) => {
-    const parsed = ProviderListQuerySchema.safeParse(input);
-    if (!parsed.success) return undefined;
-    try {
-      // What listProviders reads, and nothing else: the page is a function of it and the data.
-      const { page, limit, after, sortBy, order, filters } = providerListPaging(services.cursors, parsed.data);
-      return { key: `L${JSON.stringify([page, limit, after, sortBy, order, filters])}` };
-    } catch {
-      return undefined;
-    }
-  },
-  'providers.get': (input) => {
-    const parsed = ProviderIdParamsSchema.safeParse(input);
-    return parsed.success ? { key: `D${parsed.data.id}`, provider: parsed.data.id } : undefined;
-  },
-  'providers.stats': (input) => {
-    const parsed = ProviderIdParamsSchema.safeParse(input);
-    return parsed.success ? { key: `S${parsed.data.id}`, provider: parsed.data.id } : undefined;
-  },
-  'providers.performance': (input) => {
-    const parsed = PerformanceQuerySchema.safeParse(input);
-    return parsed.success ? { key: `F${parsed.data.id}.${parsed.data.window}`, provider: parsed.data.id } : undefined;
-  },
-};
-
-/** Tags of different procedures never match each other: a letter per kind of version. */
-const VERSION_KINDS: Record<string, string> = { 'providers.list': 'c', 'providers.performance': 'f' };
+/** What the host's caching is handed by the composition root (services.ts). */
+export interface CachingDeps {
+  config: { publicCacheMaxAge: number; answerCacheMb: number };
+  now: () => Date;
+  primary: ReadDb;
+  /** Set with DATABASE_READ_URL: where public reads go. */
+  replica?: { read: ReadDb };
+  /** Per cacheable procedure, by its path. */
+  policies: ReadonlyMap<string, CachePolicy>;
+  /** The OpenAPI document's JSON text; its digest starts every ETag. Called once, on first use. */
+  documentText: () => string;
+  /** A version read where the procedure would read its answer (the replica for a public read). */
+  readCatalogue: <T>(exchange: Exchange, read: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
+  /** Counts a read answered here for the per-address read limit, as the procedure would have. */
+  countRead: (exchange: Exchange) => void;
+}
 
 /** `public, max-age=N, stale-while-revalidate=N`: a CDN serves at most 2N seconds old. */
 export function publicCacheControl(maxAge: number): string {
@@ -142,8 +79,6 @@ export function ifNoneMatch(req: IncomingMessage, etag: string): boolean {
   }
   return false;
 }
-
-type ReadDb = <T>(query: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 /** A kept answer's bytes (Content-Length set, so HEAD carries the GET's headers). */
 function sendBytes(res: ServerResponse, body: Buffer, headers: Record<string, string>): void {
@@ -180,31 +115,32 @@ export interface RestCaching {
   answerCounts(): AnswerCacheCounts | undefined;
 }
 
-export function restCaching(services: Services): RestCaching {
-  const cacheControl = publicCacheControl(services.config.publicCacheMaxAge);
+export function restCaching(deps: CachingDeps): RestCaching {
+  const { policies } = deps;
+  const cacheControl = publicCacheControl(deps.config.publicCacheMaxAge);
   let document: { text: string; etag: string; prefix: string } | undefined;
   const openApiDocument = () => {
     if (!document) {
-      const text = JSON.stringify(buildOpenApiDocument());
+      const text = deps.documentText();
       const hash = digest(text);
       document = { text, etag: `W/"${hash}"`, prefix: hash.slice(0, 8) };
     }
     return document;
   };
   const versionTag = (procedure: string, version: string) =>
-    `W/"${openApiDocument().prefix}-${VERSION_KINDS[procedure] ?? 'p'}${version}"`;
+    `W/"${openApiDocument().prefix}-${policies.get(procedure)?.versionKind ?? 'p'}${version}"`;
 
-  const budgetBytes = services.config.answerCacheMb * 1024 * 1024;
+  const budgetBytes = deps.config.answerCacheMb * 1024 * 1024;
   const answers: AnswerStore | undefined = budgetBytes > 0 ? answerStore(budgetBytes) : undefined;
   // Public reads go where their answers are read (the replica, when there is one); a request
   // with a token reads the primary, as its procedure does.
-  const onPrimary = versionReader((query) => query(services.database.db));
-  const { replica } = services;
+  const onPrimary = versionReader(deps.primary);
+  const { replica } = deps;
   const onReplica = replica ? versionReader((query) => replica.read(query)) : onPrimary;
   const readerFor = (req: IncomingMessage): { versions: VersionReader; db: ReadDb } =>
     req.headers.authorization === undefined && replica
       ? { versions: onReplica, db: (query) => replica.read(query) }
-      : { versions: onPrimary, db: (query) => query(services.database.db) };
+      : { versions: onPrimary, db: deps.primary };
 
   /**
    * A cacheable read with the answer cache on: the current version first (every request), then
@@ -222,7 +158,7 @@ export function restCaching(services: Services): RestCaching {
   ): Promise<void> {
     const publicRead = req.headers.authorization === undefined;
     const { versions, db } = readerFor(req);
-    const now = services.now().getTime();
+    const now = deps.now().getTime();
     let current: string | undefined;
     if (identity.provider === undefined) current = await versions.catalogue();
     else {
@@ -241,7 +177,7 @@ export function restCaching(services: Services): RestCaching {
       if (fresh || (publicRead && tagged && ifNoneMatch(req, versionTag(procedure, current)))) {
         store.hit();
         // Counted as the procedure would have counted it.
-        countCatalogueRead({ services, req, res });
+        deps.countRead({ req, res });
         if (!publicRead) return sendBytes(res, (kept as KeptAnswer).body, {});
         const etag = fresh ? (kept as KeptAnswer).etag : versionTag(procedure, current);
         if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
@@ -275,26 +211,26 @@ export function restCaching(services: Services): RestCaching {
     applies(procedure, req) {
       // With the answer cache on, a request with a token is served from kept answers too (the
       // answers are the same for everyone), with no ETag and no-store as before.
-      return procedure in CACHEABLE && (req.headers.authorization === undefined || answers !== undefined);
+      return policies.has(procedure) && (req.headers.authorization === undefined || answers !== undefined);
     },
 
     async serve(procedure, req, res, input, run) {
-      const identity = answers && IDENTIFY[procedure]?.((input ?? {}) as Record<string, unknown>, services);
+      const identity = answers && policies.get(procedure)?.identify((input ?? {}) as Record<string, unknown>);
       if (answers && identity) return serveKept(answers, identity, procedure, req, res, run);
       const read =
         req.headers['if-none-match'] !== undefined
-          ? CACHEABLE[procedure]?.((input ?? {}) as Record<string, unknown>, services)
+          ? policies.get(procedure)?.revalidate?.((input ?? {}) as Record<string, unknown>)
           : undefined;
       if (read) {
         // Where the answer itself would be read (the replica, when there is one): a
         // revalidation must not move public reads back onto the primary.
-        const version = await readCatalogue({ services, req, res }, read);
+        const version = await deps.readCatalogue({ req, res }, read);
         if (version !== undefined) {
           const etag = versionTag(procedure, version);
           if (ifNoneMatch(req, etag)) {
             // A 304 is a catalogue read like any other for the per-address limit (otherwise
             // the procedure, which runs below, counts it).
-            countCatalogueRead({ services, req, res });
+            deps.countRead({ req, res });
             return notModified(res, etag, cacheControl);
           }
         }

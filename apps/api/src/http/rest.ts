@@ -10,8 +10,6 @@
  * body, which the contract replaces: failures here throw, and the server answers them with
  * toWireError like every other failure.
  */
-import type { IncomingMessage } from 'node:http';
-import { DomainError } from '@signal/core';
 import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { runProcedure } from '../fast-path/run-procedure.js';
@@ -142,7 +140,7 @@ interface AnyProcedureLike {
  * prototype, so that `?constructor=1` or `?__proto__=1` are keys like any other (unknown ones,
  * which the schema drops) rather than Object.prototype's members.
  */
-export function restInput(match: Match, req: IncomingMessage & { body?: unknown }, query: URLSearchParams): unknown {
+export function restInput(match: Match, body: unknown, query: URLSearchParams): unknown {
   if (!match.route.takesInput) return undefined;
   const { method } = match.route;
   if (method === 'GET' || method === 'DELETE') {
@@ -150,7 +148,6 @@ export function restInput(match: Match, req: IncomingMessage & { body?: unknown 
     for (const [key, value] of query) if (!(key in input)) input[key] = value;
     return Object.assign(input, match.params);
   }
-  const { body } = req;
   // JSON null is no body, as an empty one is.
   if (body === undefined || body === null) return fields(match.params);
   if (typeof body !== 'object' || Array.isArray(body)) {
@@ -174,10 +171,4 @@ function fields(...sources: object[]): Record<string, unknown> {
 /** Runs the matched procedure as tRPC's caller would; its failures are thrown as TRPCErrors. */
 export function callRestProcedure(router: AnyRouter, match: Match, input: unknown, ctx: object): Promise<unknown> {
   return runProcedure(router, match.route.procedure, match.route.type, input, ctx);
-}
-
-/** 404 for a path no route serves, naming the methods it does take when there are any. */
-export function noRoute(method: string, pathname: string, methods: readonly string[]): DomainError {
-  if (methods.length === 0) return new DomainError('NOT_FOUND', `No such endpoint: ${method} ${pathname}`);
-  return new DomainError('NOT_FOUND', `${method} is not served on ${pathname}; it takes ${methods.join(', ')}`);
 }

@@ -23,13 +23,13 @@ import type { AnyProcedure } from '@trpc/server';
 import type { OpenAPIV3 } from 'openapi-types';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { type ZodType, z } from 'zod';
-import { noRoute } from '../http/rest.js';
+
 import * as examples from '../procedures/examples.js';
 import { appRouter } from '../procedures/routers/index.js';
 import type { Meta } from '../procedures/trpc.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../procedures/write-transaction.js';
 import { MAX_BODY_BYTES } from '../wire/body.js';
-import { toWireError, validationError } from '../wire/errors.js';
+import { noRoute, toWireError, validationError } from '../wire/errors.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, parseRequestTarget } from '../wire/limits.js';
 import { acceptUnknownBodyFields, nameComponentSchemas } from './components.js';
 
@@ -410,9 +410,6 @@ const PARAMETER_DEFAULTS: Record<string, unknown> = {
   order: 'desc',
 };
 
-/** The public reads that carry an ETag and a public Cache-Control (see http/caching.ts). */
-const CACHEABLE_OPERATIONS = new Set(['GET /providers', 'GET /providers/{id}', 'GET /providers/{id}/stats']);
-
 const CACHING_HEADERS: Record<string, OpenAPIV3.HeaderObject> = {
   ETag: {
     description: 'Version of this answer (without an Authorization header only); send it back in If-None-Match',
@@ -532,7 +529,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const own: ErrorCode[] = [...(meta.errors ?? []), 'SERVICE_UNAVAILABLE'];
     operation.responses = {
       ...success,
-      ...(CACHEABLE_OPERATIONS.has(`${meta.openapi.method} ${meta.openapi.path}`) ? cachingResponses(success) : {}),
+      // The public reads that carry an ETag and a public Cache-Control: their meta says so (procedures/cache-policy.ts).
+      ...(meta.cache && !meta.cache.undocumented ? cachingResponses(success) : {}),
       ...errorResponses(errorCodesOf(operation, method, own, meta.scope !== undefined), {
         VALIDATION_ERROR: validation ?? urlTooLongExample(),
       }),

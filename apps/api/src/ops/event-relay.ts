@@ -17,9 +17,10 @@
 import type { Event } from '@signal/core';
 import { ensureRelay, RelayPublishError, relayBatch, relayFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
+import type { FeedWatcher } from '../procedures/feed-watcher.js';
 // The NATS clients load with the first connection: a server without EVENT_BUS_URL never loads them.
 import type { EventBus } from './event-bus.js';
-import type { FeedWatcher } from './feed-watcher.js';
+import type { Metrics } from './metrics.js';
 
 export const RETRY_FIRST_GAP_MS = 500;
 export const RETRY_MAX_GAP_MS = 15_000;
@@ -134,9 +135,12 @@ export function startEventRelay(services: Services, watcher: FeedWatcher, url: s
 }
 
 /** The relay's figures for /metrics: the database's (the same on every server) and this process's failures. */
-export function relayMetrics(services: Services, relay: EventRelay): void {
-  const { metrics, database, config } = services;
-  if (!metrics) return;
+export function relayMetrics(
+  metrics: Metrics,
+  services: Pick<Services, 'database' | 'config'>,
+  relay: EventRelay,
+): void {
+  const { database, config } = services;
   const name = `nats:${config.eventBusStream}`;
   metrics.gauge(
     'signal_events_bus_published',

@@ -10,10 +10,11 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '@signal/core';
-import type { DatabaseHandle } from '@signal/db';
+import type { DatabaseHandle, ReadReplica } from '@signal/db';
 import type { Registry } from 'prom-client';
-import { sendError } from '../http/respond.js';
 import { toWireError } from '../wire/errors.js';
+import { requestState } from '../wire/request-state.js';
+import { sendError } from '../wire/respond.js';
 
 /** The route label of a request no route served (404s, CORS preflights, malformed targets). */
 export const NO_ROUTE = '(none)';
@@ -43,13 +44,9 @@ export interface Metrics {
   listen(port: number, host: string): Promise<{ url: string; close(): Promise<void> }>;
 }
 
-interface RoutedRequest extends IncomingMessage {
-  route?: string;
-}
-
 /** Names the route a request took, for its metrics label (a template, never the raw path). */
 export function setRoute(req: IncomingMessage, route: string): void {
-  (req as RoutedRequest).route = route;
+  requestState(req).route = route;
 }
 
 /**
@@ -130,7 +127,7 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
       const started = performance.now();
       res.once('finish', () => {
         const method = METHODS.has(req.method ?? '') ? (req.method as string) : 'other';
-        const route = (req as RoutedRequest).route ?? NO_ROUTE;
+        const route = requestState(req).route ?? NO_ROUTE;
         const key = `${method} ${route} ${res.statusCode}`;
         let child = children.get(key);
         if (!child) {
@@ -212,4 +209,18 @@ export async function answerScrape(metrics: Metrics, res: ServerResponse): Promi
   } catch (error) {
     sendError(res, toWireError(error));
   }
+}
+
+/** The read replica's lag and state in /metrics (when DATABASE_READ_URL is set). */
+export function replicaMetrics(metrics: Metrics, replica: ReadReplica): void {
+  metrics.gauge(
+    'signal_db_replica_lag_seconds',
+    'Replay lag of the read replica at its last probe (every 2 s); -1 while it is unreachable',
+    () => replica.lagSeconds() ?? -1,
+  );
+  metrics.gauge(
+    'signal_db_replica_serving',
+    '1 while public reads go to the read replica, 0 while the primary serves them',
+    () => (replica.serving() ? 1 : 0),
+  );
 }

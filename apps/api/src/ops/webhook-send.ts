@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { WEBHOOK_SECRET_PREFIX } from '@signal/core';
-import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from './webhook-ssrf.js';
+import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from '../procedures/webhook-ssrf.js';
 
 /** The contract's limit: no 2xx within this is a failed attempt. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;

@@ -29,8 +29,8 @@ import {
 } from '@signal/db';
 import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
 import type { Services } from '../procedures/context.js';
+import { createHostResolver, type TargetPolicy } from '../procedures/webhook-ssrf.js';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, createAgents, sendAttempt } from './webhook-send.js';
-import { createHostResolver, type TargetPolicy } from './webhook-ssrf.js';
 
 /** How often an idle worker looks for work. */
 export const POLL_MS = 200;

@@ -6,8 +6,15 @@ import type { TokenService } from '@signal/core/token';
 import type { DatabaseHandle, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { FeedWatcher } from '../ops/feed-watcher.js';
-import type { Metrics } from '../ops/metrics.js';
+import type { FeedWatcher } from './feed-watcher.js';
+
+/** The counters procedures feed (ops/metrics.ts implements them, with the rest of /metrics). */
+export interface ProcedureMetrics {
+  /** One POST /auth/verify (REST or tRPC) answered: `success` or the contract's error code. */
+  signIn(outcome: string): void;
+  /** One contract-wallet check on the chain node ended so. */
+  chainCheck(outcome: string): void;
+}
 
 /** What every procedure can reach: built once per server. */
 export interface Services {
@@ -21,8 +28,11 @@ export interface Services {
   /** The clock; injected by tests to reach expiry without waiting. */
   now: () => Date;
   log: Logger;
-  /** Set when METRICS or METRICS_PORT turns metrics on. */
-  metrics?: Metrics;
+  /**
+   * Set when METRICS or METRICS_PORT turns metrics on: what procedures count. Declared here, as
+   * the part of ops/metrics.ts's Metrics they use, since procedures/ never imports ops/.
+   */
+  metrics?: ProcedureMetrics;
   /** Checks contract-account (EIP-1271/6492) signatures on chain; unset without EVM_RPC_URL. */
   evmChain: EvmChainVerifier | undefined;
   /** Set by DATABASE_READ_URL: public catalogue reads go there (see read-replica.ts). */
@@ -31,7 +41,7 @@ export interface Services {
   feedWatcher: FeedWatcher;
 }
 
-/** Per request. Its logger, carrying the request id, is requestLog(req, services.log). */
+/** Per request. Its logger, carrying the request id, is requestLog(req, services.log) (wire/request-state.ts). */
 export interface Context {
   services: Services;
   req: IncomingMessage;
@@ -50,27 +60,4 @@ export function contextFactory(services: Services) {
     res,
     cache,
   });
-}
-
-interface RequestWithId extends IncomingMessage {
-  /** Set by the HTTP host: the client's X-Request-Id, or a new one. */
-  id?: string;
-  log?: Logger;
-}
-
-/** Gives the request its id, the one requestLog puts on every line it logs for it. */
-export function setRequestId(req: IncomingMessage, id: string): void {
-  (req as RequestWithId).id = id;
-}
-
-/**
- * The request's logger, carrying its id: made on first use, since at the production level
- * (warn) most requests never log.
- */
-export function requestLog(req: IncomingMessage, base: Logger): Logger {
-  const request = req as RequestWithId;
-  if (request.log) return request.log;
-  if (request.id === undefined) return base;
-  request.log = base.child({ reqId: request.id });
-  return request.log;
 }

@@ -12,8 +12,8 @@
 import { DomainError, type Event, type EventType, type Scope } from '@signal/core';
 import { eventPosition, feedHead, readFeed, sequenceEvents } from '@signal/db';
 import { type TrackedEnvelope, tracked } from '@trpc/server';
-import type { FeedWatcher } from '../ops/feed-watcher.js';
 import type { Context } from './context.js';
+import type { FeedWatcher } from './feed-watcher.js';
 import { bearerToken, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
 
 const PAGE = 100;

@@ -8,7 +8,6 @@ import { createReadReplica, type Database, type DatabaseHandle, type ReadReplica
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { Metrics } from '../ops/metrics.js';
 import type { Context } from './context.js';
 
 /** How often the lag is logged at info while nothing changes. */
@@ -48,19 +47,6 @@ export async function openReadReplica(
   // A replica down at start is no reason not to start: reads fall back until it answers.
   await replica.probe();
   return replica;
-}
-
-export function replicaMetrics(metrics: Metrics, replica: ReadReplica): void {
-  metrics.gauge(
-    'signal_db_replica_lag_seconds',
-    'Replay lag of the read replica at its last probe (every 2 s); -1 while it is unreachable',
-    () => replica.lagSeconds() ?? -1,
-  );
-  metrics.gauge(
-    'signal_db_replica_serving',
-    '1 while public reads go to the read replica, 0 while the primary serves them',
-    () => (replica.serving() ? 1 : 0),
-  );
 }
 
 /**

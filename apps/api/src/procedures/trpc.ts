@@ -5,6 +5,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { toWireError } from '../wire/errors.js';
 import { trpcErrorShape } from '../wire/trpc-errors.js';
+import type { CacheMeta } from './cache-policy.js';
 import type { Context } from './context.js';
 import { bearerToken, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
 
@@ -24,6 +25,8 @@ export type Meta = OpenApiMeta<{
    * here, and openapi.ts declares it as a header parameter only here, so the two cannot differ.
    */
   idempotent?: true;
+  /** Set on a public read whose answer may be cached (ETag, answer cache): see cache-policy.ts. */
+  cache?: CacheMeta;
   /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
   maxBodyBytes?: number;
   openapi?: {

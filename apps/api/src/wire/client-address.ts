@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
-import type { Services } from '../procedures/context.js';
 
 /**
  * Which proxies in front of the service are trusted to append to X-Forwarded-For (TRUST_PROXY):
@@ -84,10 +83,20 @@ export function unreadableEntryWarner(
   };
 }
 
-const warners = new WeakMap<Services, (entry: string) => void>();
+/**
+ * What requestAddress reads of the server's services: declared here, not imported from
+ * procedures/, since wire/ sits below every other folder (README, "Where things live").
+ */
+interface AddressServices {
+  config: { trustProxy: TrustProxy };
+  log: { warn(fields: object, message: string): void };
+  now: () => Date;
+}
+
+const warners = new WeakMap<AddressServices, (entry: string) => void>();
 
 /** The request's client address under the server's TRUST_PROXY, unreadable entries logged. */
-export function requestAddress(ctx: { services: Services; req: IncomingMessage }): string {
+export function requestAddress(ctx: { services: AddressServices; req: IncomingMessage }): string {
   const { services } = ctx;
   let warner = warners.get(services);
   if (!warner) {

@@ -123,3 +123,9 @@ export function toWireError(error: unknown): WireError {
 export function rootCause(error: unknown): unknown {
   return isTrpcError(error) && error.cause ? error.cause : error;
 }
+
+/** 404 for a path no route serves, naming the methods it does take when there are any. */
+export function noRoute(method: string, pathname: string, methods: readonly string[]): DomainError {
+  if (methods.length === 0) return new DomainError('NOT_FOUND', `No such endpoint: ${method} ${pathname}`);
+  return new DomainError('NOT_FOUND', `${method} is not served on ${pathname}; it takes ${methods.join(', ')}`);
+}

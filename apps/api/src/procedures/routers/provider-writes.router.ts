@@ -28,6 +28,7 @@ import {
   updateProvider,
 } from '@signal/db';
 import type { Kysely } from 'kysely';
+import { providerPerformanceCache } from '../cache-policy.js';
 import * as examples from '../examples.js';
 import { readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
@@ -188,6 +189,7 @@ export const providerWritesRouter = router({
 
   performance: readLimitedProcedure
     .meta({
+      cache: providerPerformanceCache,
       openapi: {
         method: 'GET',
         path: '/providers/{id}/performance',

@@ -16,6 +16,7 @@ import {
   listProviders,
   unfollowProvider,
 } from '@signal/db';
+import { providerDetailCache, providerListCache, providerStatsCache } from '../cache-policy.js';
 import * as examples from '../examples.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
@@ -33,6 +34,7 @@ function followResult<Result>(outcome: FollowOutcome<Result>, providerId: number
 export const providersRouter = router({
   list: readLimitedProcedure
     .meta({
+      cache: providerListCache,
       openapi: {
         method: 'GET',
         path: '/providers',
@@ -68,6 +70,7 @@ export const providersRouter = router({
 
   get: readLimitedProcedure
     .meta({
+      cache: providerDetailCache,
       openapi: {
         method: 'GET',
         path: '/providers/{id}',
@@ -89,6 +92,7 @@ export const providersRouter = router({
 
   stats: readLimitedProcedure
     .meta({
+      cache: providerStatsCache,
       openapi: {
         method: 'GET',
         path: '/providers/{id}/stats',

@@ -27,12 +27,12 @@ import {
   updateWebhookEndpoint,
 } from '@signal/db';
 import { z } from 'zod';
-import { createHostResolver, resolveWebhookTarget, WebhookTargetError } from '../../ops/webhook-ssrf.js';
 import type { Context } from '../context.js';
 import { resolvePaging } from '../paging.js';
 import { scopedProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';
 import * as examples from '../webhook-examples.js';
+import { createHostResolver, resolveWebhookTarget, WebhookTargetError } from '../webhook-ssrf.js';
 
 const manageProcedure = scopedProcedure('webhooks:manage');
 

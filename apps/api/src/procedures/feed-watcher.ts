@@ -7,7 +7,7 @@
  * waits. No LISTEN/NOTIFY: a transaction-mode pooler drops it (docs/events.md).
  */
 import { feedHead, sequenceEvents } from '@signal/db';
-import type { Services } from '../procedures/context.js';
+import type { Services } from './context.js';
 
 export interface FeedWatcher {
   /**

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { WireError } from '../wire/errors.js';
+import type { WireError } from './errors.js';
 
 /**
  * A JSON answer (`body` already serialised when `serialised`). Content-Length is always set, so

@@ -1,0 +1,155 @@
+/**
+ * Which procedures' answers may be cached, and how: each cacheable procedure names its policy
+ * in its meta (`cache`, see trpc.ts's Meta), and everything else reads it from there — the REST
+ * host's ETags and answer cache (http/caching.ts, handed the bound table by the composition
+ * root) and the OpenAPI document's caching headers (openapi/document.ts). No list to keep.
+ *
+ * Validation comes before revalidation: RFC 9110 §13.2.1 has a server ignore preconditions when
+ * the answer without them would not be a 2xx, so `?limit=abc` with a matching If-None-Match (or
+ * `*`) is a 400, never a 304. The input is checked here as the procedure checks it (its schema;
+ * for the list, its paging and cursor too), since the catalogue's version does not depend on it.
+ */
+import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
+import { catalogueVersion, type Database, performanceVersion, providerVersion } from '@signal/db';
+import type { AnyRouter } from '@trpc/server';
+import type { Kysely } from 'kysely';
+import type { Context, Services } from './context.js';
+import { providerListPaging } from './paging.js';
+import { countCatalogueRead } from './rate-limit.js';
+import { readCatalogue } from './read-replica.js';
+
+type VersionRead = (db: Kysely<Database>) => Promise<string | undefined>;
+
+/** A cacheable procedure's policy, as its meta carries it. */
+export interface CacheMeta {
+  /**
+   * How to read the current version of the answer to `input` without building it; undefined when
+   * this input cannot be revalidated so (an invalid one: the procedure answers it, with its 400).
+   * Null when the answer is hashed instead (then a revalidation runs the procedure).
+   */
+  revalidate: ((input: Record<string, unknown>, services: Services) => VersionRead | undefined) | null;
+  /**
+   * The request's identity for the answer cache (http/answer-cache.ts): the key of its answer (the
+   * procedure and the input it reads once parsed and defaulted, so `?page=1&limit=20`,
+   * `?limit=20&page=1` and `?` share one) and whose version it is kept under (a provider's, else
+   * the catalogue's). Undefined for an input the procedure refuses: it answers that with its 400.
+   */
+  identify: (input: Record<string, unknown>, services: Services) => { key: string; provider?: number } | undefined;
+  /** A letter per kind of version, so tags of different procedures never match; default `p`. */
+  versionKind?: string;
+  /**
+   * The OpenAPI document leaves out its caching headers. Only the performance chart: its ETag came
+   * after the document was published, and declaring it now would change the document's digest,
+   * which starts every ETag (http/caching.ts), so every cached answer would revalidate in full.
+   */
+  undocumented?: true;
+}
+
+export const providerListCache: CacheMeta = {
+  revalidate: (input, services) => {
+    const parsed = ProviderListQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    try {
+      providerListPaging(services.cursors, parsed.data);
+    } catch {
+      return undefined;
+    }
+    return (db) => catalogueVersion(db);
+  },
+  identify: (input, services) => {
+    const parsed = ProviderListQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    try {
+      // What listProviders reads, and nothing else: the page is a function of it and the data.
+      const { page, limit, after, sortBy, order, filters } = providerListPaging(services.cursors, parsed.data);
+      return { key: `L${JSON.stringify([page, limit, after, sortBy, order, filters])}` };
+    } catch {
+      return undefined;
+    }
+  },
+  versionKind: 'c',
+};
+
+export const providerDetailCache: CacheMeta = {
+  revalidate: (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? (db) => providerVersion(db, parsed.data.id) : undefined;
+  },
+  identify: (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? { key: `D${parsed.data.id}`, provider: parsed.data.id } : undefined;
+  },
+};
+
+export const providerStatsCache: CacheMeta = {
+  revalidate: null,
+  identify: (input) => {
+    const parsed = ProviderIdParamsSchema.safeParse(input);
+    return parsed.success ? { key: `S${parsed.data.id}`, provider: parsed.data.id } : undefined;
+  },
+};
+
+export const providerPerformanceCache: CacheMeta = {
+  // The chart changes only when the pipeline publishes, which bumps the provider's version.
+  revalidate: (input) => {
+    const parsed = PerformanceQuerySchema.safeParse(input);
+    if (!parsed.success) return undefined;
+    const { id, window } = parsed.data;
+    return async (db) => {
+      const version = await providerVersion(db, id);
+      return version === undefined ? undefined : performanceVersion(version, window);
+    };
+  },
+  identify: (input) => {
+    const parsed = PerformanceQuerySchema.safeParse(input);
+    return parsed.success ? { key: `F${parsed.data.id}.${parsed.data.window}`, provider: parsed.data.id } : undefined;
+  },
+  versionKind: 'f',
+  undocumented: true,
+};
+
+/** A policy bound to this server's services: what the REST host is handed. */
+export interface BoundCachePolicy {
+  revalidate: ((input: Record<string, unknown>) => VersionRead | undefined) | null;
+  identify: (input: Record<string, unknown>) => { key: string; provider?: number } | undefined;
+  versionKind: string;
+}
+
+/** Every procedure of `router` whose meta has a cache policy, by its path. */
+export function cacheMetaOf(router: AnyRouter): Map<string, CacheMeta> {
+  const table = new Map<string, CacheMeta>();
+  for (const [path, procedure] of Object.entries(
+    router._def.procedures as Record<string, { _def: { meta?: unknown } }>,
+  )) {
+    const cache = (procedure._def.meta as { cache?: CacheMeta } | undefined)?.cache;
+    if (cache) table.set(path, cache);
+  }
+  return table;
+}
+
+/** The router's cache policies bound to `services` (the composition root hands them to http/). */
+export function cachePolicies(router: AnyRouter, services: Services): Map<string, BoundCachePolicy> {
+  const bound = new Map<string, BoundCachePolicy>();
+  for (const [path, meta] of cacheMetaOf(router)) {
+    const { revalidate } = meta;
+    bound.set(path, {
+      revalidate: revalidate && ((input) => revalidate(input, services)),
+      identify: (input) => meta.identify(input, services),
+      versionKind: meta.versionKind ?? 'p',
+    });
+  }
+  return bound;
+}
+
+/**
+ * What the REST host's caching needs of the procedures' side, besides the policies: a version read
+ * where the answer itself would be read (the replica for a public read), and a read counted for
+ * the per-address limit as the procedure would have counted it.
+ */
+export function cacheReads(services: Services) {
+  return {
+    readCatalogue: <T>(ctx: Pick<Context, 'req' | 'res'>, read: (db: Kysely<Database>) => Promise<T>) =>
+      readCatalogue({ services, ...ctx }, read),
+    countRead: (ctx: Pick<Context, 'req' | 'res'>) => countCatalogueRead({ services, ...ctx }),
+  };
+}
