@@ -1,7 +1,7 @@
 /**
  * `.env.example` at the repository root lists every variable the configuration schema reads,
  * each with a line saying what it means and its default as the value, so it cannot drift from
- * apps/api/src/config.ts. The built server reads a `.env` of its working directory, under the
+ * apps/api/src/config/variables.ts. The built server reads a `.env` of its working directory, under the
  * environment.
  */
 import { spawnSync } from 'node:child_process';

@@ -5,8 +5,8 @@
  * (CONTRACT.md, errors) and `WWW-Authenticate: Bearer`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, type Reply, signIn, startApi, type TestApi } from './harness.js';
-import { protectedProcedures, transportsOf } from './support/protected-procedures.js';
+import { call, evmWallet, type Reply, signIn, startApi, type TestApi } from '../harness.js';
+import { protectedProcedures, transportsOf } from '../support/protected-procedures.js';
 
 const THIRTY_DAYS_MS = 2_592_000 * 1000;
 const procedures = protectedProcedures();
