@@ -236,10 +236,11 @@ export async function operatorScenarios(
   }
   if (wanted('roi-cursor')) {
     const query = `sortBy=roi30d&order=desc&${ROI_FILTER}`;
-    const first = await json<{ total: number }>(api, `/providers?page=1&limit=100&${query}`);
-    const depth = Math.min(ROI_CURSOR_DEPTH, Math.floor((first.total * 0.8) / 100) * 100);
+    const first = await json<{ total: number }>(api, `/providers?page=1&limit=20&${query}`);
+    const depth = Math.min(ROI_CURSOR_DEPTH, Math.floor((first.total * 0.8) / 20) * 20);
     // The page ending at `depth` by page number (a deferred join, once), then its nextCursor.
-    const before = await json<{ nextCursor: string | null }>(api, `/providers?page=${depth / 100}&limit=100&${query}`);
+    // The same limit as the measured pages: a cursor carries its query, limit included.
+    const before = await json<{ nextCursor: string | null }>(api, `/providers?page=${depth / 20}&limit=20&${query}`);
     if (!before.nextCursor) throw new Error(`roi30d with ${ROI_FILTER}: no cursor at depth ${depth}`);
     rows.push({
       key: 'roi-cursor',

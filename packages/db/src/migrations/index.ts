@@ -17,7 +17,11 @@ import * as figureSorts from './0014b-figure-sorts.js';
 import * as eventRelay from './0015-event-relay.js';
 import * as webhooks from './0016-webhooks.js';
 
-/** Every migration, by name; names sort in the order they run. Never edit a released one. */
+/**
+ * Every migration, by name; names sort in the order they run. Never edit a released one.
+ * There is no 0006 and no 0013: those numbers were taken by work that landed under other
+ * numbers (0007, 0014), and no database ever ran a migration by either name; nothing is missing.
+ */
 export const migrations: Record<string, Migration> = {
   '0001-auth': auth,
   '0002-catalogue': catalogue,
