@@ -252,7 +252,11 @@ export async function assertValgrind(): Promise<void> {
  */
 export async function countInstructions(options: {
   service: ServerSpec;
-  baseline: ServerSpec;
+  /**
+   * Undefined: the service alone (`--no-baseline`), for a build whose migrations predate what
+   * the baseline's statements need (an `--api` build before user_wallets).
+   */
+  baseline: ServerSpec | undefined;
   ids: number[];
   keys: readonly Key[];
   /** Fresh POST /auth/verify bodies (`requestsPerRow` of them), a set for each server. */
@@ -267,23 +271,24 @@ export async function countInstructions(options: {
   await mkdir(dir, { recursive: true });
   const servers: Counted[] = [];
   try {
-    options.log('starting both servers under callgrind (about a minute)');
+    options.log('starting the servers under callgrind (about a minute)');
     const [service, baseline] = await Promise.all([
       startCounted(options.service, dir, 'service'),
-      startCounted(options.baseline, dir, 'baseline'),
+      options.baseline && startCounted(options.baseline, dir, 'baseline'),
     ]);
-    servers.push(service, baseline);
+    servers.push(service, ...(baseline ? [baseline] : []));
     const verifying = options.keys.includes('verify');
     const [serviceRequests, baselineRequests] = await Promise.all([
       requestsFor(service.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
-      requestsFor(baseline.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
+      baseline &&
+        requestsFor(baseline.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
     ]);
     const rows: InstructionRow[] = [];
     for (const key of options.keys) {
       const started = performance.now();
       const [s, b] = await Promise.all([
         count(service, serviceRequests[key], options.plan),
-        count(baseline, baselineRequests[key], options.plan),
+        baseline && baselineRequests ? count(baseline, baselineRequests[key], options.plan) : { main: [], all: [] },
       ]);
       rows.push({ key, name: NAMES[key], service: s, baseline: b });
       options.log(
@@ -298,10 +303,12 @@ export async function countInstructions(options: {
 
 const thousands = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
 const spread = (values: number[]) =>
-  `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;
+  values.length === 0
+    ? '–'
+    : `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;
 
 const ratio = (row: InstructionRow, of: keyof Counts) =>
-  `${(median(row.service[of]) / median(row.baseline[of])).toFixed(2)}×`;
+  row.baseline[of].length === 0 ? '–' : `${(median(row.service[of]) / median(row.baseline[of])).toFixed(2)}×`;
 
 function formatRow(row: InstructionRow): string {
   return `main thread ${spread(row.service.main)} / ${spread(row.baseline.main)} (${ratio(row, 'main')}), all threads ${spread(row.service.all)} / ${spread(row.baseline.all)} (${ratio(row, 'all')})`;

@@ -17,6 +17,9 @@
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  *   --window N           with --instructions: requests per counted window and of warm-up (3000)
+ *   --perf-map           with --instructions: V8 writes /tmp/perf-<pid>.map for callgrind-js.ts
+ *   --no-baseline        with --instructions: count the service alone (an --api build whose
+ *                        migrations predate the baseline's statements)
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -98,6 +101,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     window: { type: 'string' },
     'perf-map': { type: 'boolean', default: false },
+    'no-baseline': { type: 'boolean', default: false },
   },
 });
 
@@ -406,12 +410,15 @@ async function instructionsMain() {
     const nodeArgs = args['perf-map'] ? ['--perf-basic-prof'] : [];
     const rows = await countInstructions({
       service: apiSpec(catalogue, privateKeyPem, nodeArgs),
-      baseline: {
-        name: 'baseline 10k',
-        script: BASELINE_MAIN,
-        env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
-        nodeArgs,
-      },
+      // --no-baseline: the service alone (an --api build older than the baseline's schema).
+      baseline: args['no-baseline']
+        ? undefined
+        : {
+            name: 'baseline 10k',
+            script: BASELINE_MAIN,
+            env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+            nodeArgs,
+          },
       ids: await randomProviderIds(catalogue.url, 200),
       keys: INSTRUCTION_KEYS.filter(wanted),
       // Both servers share the signing key, so the nonces minted here are theirs (sign-in.ts).
