@@ -160,7 +160,12 @@ async function send(
       let own = 0;
       while (next < count) {
         const { method = 'GET', path, headers, body: sent } = request(next++, worker, own++);
-        const res = await fetch(`${url}${path}`, { method, headers, body: sent });
+        // One retry when the connection was reset before an answer (a keep-alive socket the
+        // server closed as it was reused): every request here is idempotent.
+        const res = await fetch(`${url}${path}`, { method, headers, body: sent }).catch((error: Error) => {
+          if ((error.cause as { code?: string } | undefined)?.code !== 'ECONNRESET') throw error;
+          return fetch(`${url}${path}`, { method, headers, body: sent });
+        });
         const body = await res.arrayBuffer();
         if (res.status !== 200)
           throw new Error(`${method} ${path} answered ${res.status}: ${Buffer.from(body).toString('utf8')}`);

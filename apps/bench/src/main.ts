@@ -408,8 +408,20 @@ async function instructionsMain() {
     const instructionPlan = { warmup: window, window, windows: numberArg(args.rounds, 3), concurrency: 10 };
     // --perf-map: V8 writes /tmp/perf-<pid>.map, so callgrind-js.ts can name the compiled code.
     const nodeArgs = args['perf-map'] ? ['--perf-basic-prof'] : [];
+    const serviceSpec = apiSpec(catalogue, privateKeyPem, nodeArgs);
     const rows = await countInstructions({
-      service: apiSpec(catalogue, privateKeyPem, nodeArgs),
+      // Under callgrind a request can take longer than the 30 s a client gets by default to
+      // send one (REQUEST_TIMEOUT_MS), and an idle keep-alive socket closed by the server just
+      // as the client reuses it resets the request: the counted server must not refuse its own.
+      service: {
+        ...serviceSpec,
+        env: {
+          ...serviceSpec.env,
+          REQUEST_TIMEOUT_MS: '600000',
+          HEADERS_TIMEOUT_MS: '600000',
+          KEEP_ALIVE_TIMEOUT_MS: '600000',
+        },
+      },
       // --no-baseline: the service alone (an --api build older than the baseline's schema).
       baseline: args['no-baseline']
         ? undefined
