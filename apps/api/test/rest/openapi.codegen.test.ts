@@ -22,7 +22,7 @@ const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The client a customer would write: openapi-fetch over the generated `paths`, typed by name. */
 const CLIENT = `
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../api.js';
+import type { components, paths } from './api.js';
 
 type Schemas = components['schemas'];
 export type Provider = Schemas['Provider'];
@@ -91,7 +91,7 @@ export async function walk(baseUrl: string): Promise<Outcome> {
 `;
 
 const MAIN = `
-import { walk } from '../client.js';
+import { walk } from './client.js';
 
 // The project has no @types/node; these two members of Node's process are all it uses.
 declare const process: { argv: string[]; stdout: { write(text: string): void } };
@@ -160,7 +160,7 @@ describe('openapi-typescript on the live /openapi.json', () => {
   it('the check means something: a client using a type the document lacks does not compile', async () => {
     await writeFile(
       join(dir, 'wrong.ts'),
-      "import type { components } from '../api.js';\nexport type Missing = components['schemas']['Stats'];\n",
+      "import type { components } from './api.js';\nexport type Missing = components['schemas']['Stats'];\n",
     );
     const diagnostics = compile(['wrong.ts']);
     expect(diagnostics.join('\n')).toMatch(/Property 'Stats' does not exist/);
