@@ -7,7 +7,7 @@ import { toWireError } from '../wire/errors.js';
 import { trpcErrorShape } from '../wire/trpc-errors.js';
 import type { CacheMeta } from './cache-policy.js';
 import type { Context } from './context.js';
-import { bearerToken, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
+import { assertToken68, bearerText, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
 
 /**
  * Procedure metadata: trpc-to-openapi's `openapi` block with an `example` of the request and
@@ -78,14 +78,20 @@ export const walletNotFound = () =>
  * by public procedures that need a user for one of their options (auth.nonce's `purpose=link`).
  */
 export async function authenticate(ctx: Context): Promise<TokenClaims> {
-  const token = bearerToken(ctx.req);
-  const credential = await resolveServiceCredential(ctx.services, token);
-  if (credential === 'unknown') throw unknownServiceKey();
-  if (credential !== 'not-a-key') {
-    throw new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");
-  }
   const { tokens, database, now } = ctx.services;
-  const auth: TokenClaims = await tokens.verify(token);
+  const token = bearerText(ctx.req);
+  // A token this server verified before is a user's token: its characters, the service-key
+  // checks (ADMIN_KEY's constant-time digest compare, 16k instructions a request) and the
+  // signature were all passed then. Only a token not in memory goes through them.
+  let auth = tokens.verifiedClaims(token);
+  if (!auth) {
+    const credential = await resolveServiceCredential(ctx.services, assertToken68(token));
+    if (credential === 'unknown') throw unknownServiceKey();
+    if (credential !== 'not-a-key') {
+      throw new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");
+    }
+    auth = await tokens.verify(token);
+  }
   const state = await touchAndCheckSession(database.db, {
     sessionId: auth.sessionId,
     userId: auth.userId,
