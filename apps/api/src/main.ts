@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 // concurrently (about 1,200 here: viem and kysely re-export hundreds each), so a single graph
 // needs hundreds of descriptors at once and a server started under `ulimit -n 512` died with
 // EMFILE before it listened. Loading the two big libraries' graphs first (through the workspace
-// packages that use them) keeps the peak below ~300; the rest then finds them in the module map.
+// packages that use them) keeps the peak near 350; the rest then finds them in the module map.
 await import('@signal/core');
 await import('@signal/db');
 const { ConfigError, loadConfig } = await import('./config/config.js');
