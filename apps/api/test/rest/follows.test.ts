@@ -128,6 +128,17 @@ describe('follow and unfollow over REST', () => {
     expect((await call(api, 'GET', '/me', { token })).body.followingCount).toBe(3);
   });
 
+  it('signing in again answers the user with the follows it has (followingCount), like /me', async () => {
+    const wallet = evmWallet();
+    const { token } = await signIn(api, wallet);
+    for (const id of providerIds.slice(0, 2)) {
+      expect((await call(api, 'POST', `/providers/${id}/follow`, { token })).status).toBe(200);
+    }
+    const again = await signIn(api, wallet);
+    expect((again.user as { followingCount?: number }).followingCount).toBe(2);
+    expect((await call(api, 'GET', '/me', { token: again.token })).body.followingCount).toBe(2);
+  });
+
   it('a new user follows nothing: empty page, followingCount 0', async () => {
     const { token, user } = await signIn(api, evmWallet());
     expect((user as { followingCount?: number }).followingCount).toBe(0);
