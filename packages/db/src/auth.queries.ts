@@ -2,8 +2,8 @@ import type { Chain, User } from '@signal/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isUniqueViolation } from './errors.js';
-import type { Database } from './schema.js';
 import { followingCount } from './follow.queries.js';
+import type { Database } from './schema.js';
 import { toUser } from './user.queries.js';
 import { listWallets } from './wallet.queries.js';
 
