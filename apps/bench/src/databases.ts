@@ -17,6 +17,9 @@ export type DbPackage = Pick<
 >;
 
 /** A database the bench may create databases from (like TEST_DATABASE_URL for the tests). */
+/** statement_timeout of the bench catalogues' sessions (set on each database). */
+export const BENCH_STATEMENT_TIMEOUT = '10s';
+
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface Catalogue {
@@ -124,7 +127,14 @@ export async function prepareCatalogue(
   }
   // A previous run's follows, unfollows and logins leave dead rows and clear visibility-map
   // bits, which would turn deep pages' index-only scans into heap visits.
-  await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users, used_nonces'));
+  await withClient(url, async (client) => {
+    await client.query('set statement_timeout = 0');
+    await client.query('vacuum (analyze) providers, follows, users, used_nonces');
+  });
+  // As a deployment sets one (docs/deployment.md): a statement whose request gave up (a load
+  // run that ended, a client that timed out) ends within this instead of running on into the
+  // next row's measurement. The seed and the fan-out setup lift it for their own transactions.
+  await admin((client) => client.query(`alter database ${name} set statement_timeout = '${BENCH_STATEMENT_TIMEOUT}'`));
   return { name, url, providers, seededSeconds };
 }
 

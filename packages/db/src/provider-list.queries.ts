@@ -44,17 +44,71 @@ const SORTS: Record<ProviderSortField, SortSpec> = {
 };
 
 /**
+ * The conditions a list query is narrowed by: the contract's filters, and two forms of `q` for a
+ * search of several words (`searchConditions`).
+ */
+type ListFilter = ProviderFilterField | 'qWhole' | 'qWord';
+
+/**
  * Each filter as a condition on `p` with its one value as a parameter. A null figure fails
  * every comparison, so a provider without the figure fails a filter on it.
  */
-const FILTERS: Record<ProviderFilterField, (value: unknown) => RawBuilder<boolean>> = {
+const FILTERS: Record<ListFilter, (value: unknown) => RawBuilder<boolean>> = {
   q: (pattern) => sql<boolean>`p.name ilike ${pattern}`,
+  // The whole pattern, checked on the rows the words' index read found; `|| ''` makes it no
+  // index condition, so that the index is asked only for the words (searchConditions).
+  qWhole: (pattern) => sql<boolean>`(p.name || '') ilike ${pattern}`,
+  qWord: (pattern) => sql<boolean>`p.name ilike ${pattern}`,
   minRoi30dPct: (pct) => sql<boolean>`p.roi_30d_pct >= cast(${pct} as double precision)`,
   maxDrawdownPct: (pct) => sql<boolean>`p.max_drawdown_pct <= cast(${pct} as double precision)`,
   minWinRate: (rate) => sql<boolean>`p.win_rate >= cast(${rate} as double precision)`,
   minTradingDays: (days) => sql<boolean>`p.trading_days >= cast(${days} as bigint)`,
   minFollowers: (count) => sql<boolean>`p.follower_count >= cast(${count} as bigint)`,
 };
+
+/**
+ * How `q` is asked of the trigram index. A pattern's trigrams include those at the edges of its
+ * words (`show_trgm('labs 1234')` has `"bs "`, `"  1"` and `" 12"`), and those are the
+ * commonest of all (every name with a word ending in "bs", every number starting with 1), so
+ * the index would read their long posting lists for every search of several words. The words'
+ * inner trigrams find the same names and more rarely: every name containing `labs 1234`
+ * contains `labs` and `1234`. So a `q` of several words, each of three characters or more, asks the
+ * index for each such word (`qWord`, an index condition each, ANDed by the index) and checks the
+ * whole pattern on the rows found (`qWhole`); any other `q` is one condition, as before. The
+ * matches are exactly the same; only the index's work changes (≈ 10 → 1.7 ms for `labs 1234`
+ * on 1M: docs/design.md, "Searching the catalogue").
+ */
+function searchConditions(q: string): { names: ListFilter[]; values: string[] } {
+  const words = q.split(/\s+/).filter((word) => word !== '');
+  // One word, or a word too short to have an inner trigram (its edge trigrams are then what
+  // narrows the search): the whole pattern alone.
+  if (words.length < 2 || words.some((word) => word.length < 3)) return { names: ['q'], values: [containsPattern(q)] };
+  return {
+    names: ['qWhole', ...words.map(() => 'qWord' as const)],
+    values: [containsPattern(q), ...words.map(containsPattern)],
+  };
+}
+
+/**
+ * The complement of each range filter among public providers: the rows that fail it (below or
+ * above its bound, or without the figure). A broad filter's complement is narrow, so its exact
+ * total is the public count (the counter row) minus a short range of the figure's own index
+ * (`matches`). `q` has none: a pattern's complement is no index range.
+ */
+const COMPLEMENTS: Partial<Record<ListFilter, (value: unknown) => RawBuilder<boolean>>> = {
+  minRoi30dPct: (pct) => sql<boolean>`(p.roi_30d_pct < cast(${pct} as double precision) or p.roi_30d_pct is null)`,
+  maxDrawdownPct: (pct) => sql<boolean>`p.max_drawdown_pct > cast(${pct} as double precision)`,
+  minWinRate: (rate) => sql<boolean>`p.win_rate < cast(${rate} as double precision)`,
+  minTradingDays: (days) => sql<boolean>`p.trading_days < cast(${days} as bigint)`,
+  minFollowers: (count) => sql<boolean>`p.follower_count < cast(${count} as bigint)`,
+};
+
+/**
+ * How many rows a complement count reads at most before the direct count is taken instead: a
+ * broad filter's complement (≤ 5 % of 1M) is read in a few milliseconds, and a filter that is
+ * not broad pays only this bounded probe on top of its own count.
+ */
+const COMPLEMENT_PROBE = 50_000;
 
 /**
  * `q` as an ILIKE pattern: a substring anywhere, with the pattern's own characters (`%`, `_`
@@ -65,14 +119,21 @@ export function containsPattern(text: string): string {
 }
 
 /** The filters given, in a fixed order, and their values as query parameters. */
-function activeFilters(filters: ProviderFilters): { names: ProviderFilterField[]; values: unknown[] } {
-  const names: ProviderFilterField[] = [];
+function activeFilters(filters: ProviderFilters): { names: ListFilter[]; values: unknown[] } {
+  const names: ListFilter[] = [];
   const values: unknown[] = [];
-  for (const name of Object.keys(FILTERS) as ProviderFilterField[]) {
+  for (const name of Object.keys(FILTERS) as ListFilter[]) {
+    if (name === 'qWhole' || name === 'qWord') continue;
     const value = filters[name];
     if (value === undefined) continue;
+    if (name === 'q') {
+      const search = searchConditions(value as string);
+      names.push(...search.names);
+      values.push(...search.values);
+      continue;
+    }
     names.push(name);
-    values.push(name === 'q' ? containsPattern(value as string) : value);
+    values.push(value);
   }
   return { names, values };
 }
@@ -80,7 +141,7 @@ function activeFilters(filters: ProviderFilters): { names: ProviderFilterField[]
 type ProviderQuery = SelectQueryBuilder<Database & { p: Database['providers'] }, 'p', object>;
 
 /** The public rows of `p` (archived ones are hidden) that pass the filters named, their values at `values`. */
-function whereFilters<Q extends ProviderQuery>(query: Q, names: ProviderFilterField[], values: readonly unknown[]): Q {
+function whereFilters<Q extends ProviderQuery>(query: Q, names: ListFilter[], values: readonly unknown[]): Q {
   let filtered = query.where(PUBLIC_PROVIDER) as Q;
   names.forEach((name, index) => {
     filtered = filtered.where(FILTERS[name](values[index])) as Q;
@@ -123,10 +184,12 @@ function sortKey(row: ListedRow, spec: SortSpec): string | number | null {
 /** The number of providers passing the filters, and the catalogue's version, in one snapshot. */
 async function matches(
   db: Kysely<Database>,
-  names: ProviderFilterField[],
+  names: ListFilter[],
   values: unknown[],
 ): Promise<{ total: number; version: string }> {
   if (names.length === 0) return catalogueState(db);
+  const complement = names.length === 1 ? COMPLEMENTS[names[0] as ListFilter] : undefined;
+  if (complement) return broadMatches(db, names[0] as ProviderFilterField, complement, values[0]);
   const [row] = await runCompiled(
     db,
     `countProviders:${names.join(',')}`,
@@ -154,6 +217,113 @@ async function matches(
 }
 
 /**
+ * The exact number of providers passing one range filter, and the catalogue's version, in one
+ * snapshot: the public count (the counter row) minus the rows that fail the filter, when those
+ * are at most COMPLEMENT_PROBE (a broad filter: a short range of the figure's index), else the
+ * matches counted directly (the CASE runs that subquery only then).
+ */
+async function broadMatches(
+  db: Kysely<Database>,
+  name: ListFilter,
+  complement: (value: unknown) => RawBuilder<boolean>,
+  value: unknown,
+): Promise<{ total: number; version: string }> {
+  const [row] = await runCompiled(
+    db,
+    `countProvidersBroad:${name}`,
+    [value, value, COMPLEMENT_PROBE, COMPLEMENT_PROBE] as const,
+    (outsideValue, matchValue, probe, bound) =>
+      db
+        .selectFrom('catalogue_counters as c')
+        .select([
+          sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+          sql<string>`case
+            when o.n <= ${bound} then c.provider_count - o.n
+            else (select count(*) from providers p where ${PUBLIC_PROVIDER} and ${FILTERS[name](matchValue)})
+          end`.as('total'),
+        ])
+        .innerJoin(
+          (eb) =>
+            eb
+              .selectFrom(
+                db
+                  .selectFrom('providers as p')
+                  .select(sql`1`.as('one'))
+                  .where(PUBLIC_PROVIDER)
+                  .where(complement(outsideValue))
+                  .limit(sql<number>`${probe} + 1`)
+                  .as('outside'),
+              )
+              .select((inner) => inner.fn.countAll<number>().as('n'))
+              .as('o'),
+          (join) => join.onTrue(),
+        )
+        .$castTo<{ version: string; total: string }>(),
+    // Planned with its values known, as the direct count is.
+    { prepare: false },
+  );
+  return { total: Number(row?.total ?? 0), version: row?.version ?? '0' };
+}
+
+/**
+ * A page by number of a name search with its exact total and the catalogue's version, in one
+ * statement (one snapshot): the matches are found once in the trigram index, counted by a
+ * window over all of them (`count(*) over ()`, computed before the LIMIT) and the page is the
+ * top of them in the sort. A search's common trigrams make that index read the search's main
+ * cost (docs/design.md, "Searching the catalogue"), so reading it once instead of twice (page,
+ * then count) halves it. Null when the page is past the last match (no row carries the total):
+ * the caller then counts as for any filter.
+ */
+async function searchPage(
+  db: Kysely<Database>,
+  spec: SortSpec,
+  order: SortOrder,
+  names: ListFilter[],
+  values: unknown[],
+  shape: string,
+  page: number,
+  limit: number,
+): Promise<{ rows: ListedRow[]; total: number; version: string } | null> {
+  const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
+  const rows = (await runCompiled(
+    db,
+    `searchProviders:${shape}`,
+    [...values, limit, (page - 1) * limit] as const,
+    (...all) => {
+      const filterValues = all.slice(0, names.length);
+      const [take, skip] = all.slice(names.length) as [number, number];
+      const keys = ordered(
+        whereFilters(db.selectFrom('providers as p') as ProviderQuery, names, filterValues).select([
+          'p.id',
+          sql<string>`count(*) over ()`.as('matches'),
+        ]),
+        spec,
+        order,
+      )
+        .limit(take)
+        .offset(skip);
+      return ordered(
+        db
+          .selectFrom('providers as p')
+          .innerJoin(keys.as('k'), 'k.id', 'p.id')
+          .select([
+            ...columns,
+            sql<string>`k.matches`.as('matches'),
+            sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+          ]) as unknown as ProviderQuery,
+        spec,
+        order,
+      );
+    },
+    // Planned with the pattern known: the trigram index pays only for a selective one.
+    { prepare: false },
+  )) as (ListedRow & { matches: string | number; version: string })[];
+  const first = rows[0];
+  if (!first) return null;
+  return { rows, total: Number(first.matches), version: first.version };
+}
+
+/**
  * One page of the catalogue, by page number or after a cursor, with the filters applied.
  *
  * By page: the page's ids come from the sort index (an index-only scan when no filter needs
@@ -172,11 +342,26 @@ export async function listProviders(
   const spec = SORTS[request.sortBy];
   const { names, values } = activeFilters(request.filters ?? {});
   const shape = `${request.sortBy}:${request.order}:${names.join(',')}`;
+  const { order, limit, after, seal } = request;
+  // A name search's page by number: its few matches are read once from the trigram index for
+  // the page and its total together (searchPage); a cursor page keeps the count of its own.
+  if ((names.includes('q') || names.includes('qWhole')) && !after) {
+    const searched = await searchPage(db, spec, order, names, values, shape, request.page ?? 1, limit);
+    if (searched) {
+      if (observe) observe.version = searched.version;
+      const last = searched.rows.at(-1);
+      const offset = ((request.page ?? 1) - 1) * limit;
+      const next =
+        last && seal && offset + searched.rows.length < searched.total
+          ? seal({ key: sortKey(last, spec), id: Number(last.id) })
+          : null;
+      return pageResult(searched.rows.map(toProvider), { page: request.page ?? 1, limit }, searched.total, next);
+    }
+  }
   // The version is read before the rows: a change committed in between then makes the answer
   // newer than its version (a needless 200 later), never older (a wrong 304).
   const { total, version } = await matches(db, names, values);
   if (observe) observe.version = version;
-  const { order, limit, after, seal } = request;
   const position = (row: ListedRow) => ({ key: sortKey(row, spec), id: Number(row.id) });
   const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
   const filtered = (filterValues: readonly unknown[]) =>

@@ -53,6 +53,13 @@ const QUERIES = [
   "o'b",
   'signals',
   'no such provider',
+  // Several words of three characters or more: the index is asked for each word, the whole
+  // text is checked on what it finds (words in another order or apart do not match).
+  'PHA 100% tre',
+  'mile sig',
+  'Signals 日本',
+  'Brien & Co',
+  'alpha trend',
 ];
 
 interface Listed {
@@ -103,6 +110,20 @@ async function checkNameSearch(api: TestApi) {
       q,
     ).toEqual(found.map((p) => p.id));
   }
+  // A page past the last match still carries the exact total (the page and its total are read
+  // together for a search; past the end no row carries it, and the total is counted alone).
+  for (const q of ['a', 'signals']) {
+    const count = all.filter((p) => contains(p.name, q)).length;
+    const last = Math.max(1, Math.ceil(count / 3));
+    const page = await call(api, 'GET', `/providers?${query({ q, page: last, limit: 3 })}`);
+    expect(page.body.total, q).toBe(count);
+    expect(page.body.items.length, q).toBe(count - (last - 1) * 3);
+    const past = await call(api, 'GET', `/providers?${query({ q, page: last + 1, limit: 3 })}`);
+    expect(past.status, q).toBe(200);
+    expect(past.body.items, q).toEqual([]);
+    expect(past.body.total, q).toBe(count);
+    expect(past.body.totalPages, q).toBe(Math.ceil(count / 3));
+  }
   // The literal characters really are literal: exactly these names.
   const exact = async (q: string) =>
     ((await call(api, 'GET', `/providers?${query({ q, sortBy: 'name', order: 'asc' })}`)).body.items as Listed[]).map(
@@ -116,6 +137,10 @@ async function checkNameSearch(api: TestApi) {
   expect(await exact('nïc')).toEqual(['Ünïcode Trader']);
   expect(await exact('日本')).toEqual(['日本 Signals']);
   expect(await exact('no such provider')).toEqual([]);
+  expect(await exact('pha 100% TREND')).toEqual(['Alpha 100% Trend']);
+  expect(await exact('Trend 100%')).toEqual([]);
+  expect(await exact('alpha  100%')).toEqual([]);
+  expect(await exact('ack\\slash cap')).toEqual(['Back\\slash Capital']);
 }
 
 async function checkFiltersAndTotals(api: TestApi) {
