@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import bs58 from 'bs58';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   call,
   evmWallet,
@@ -15,7 +15,6 @@ import {
   type Reply,
   signIn,
   solanaWallet,
-  startApi,
   type TestApi,
   type TestWallet,
   useApi,
@@ -212,13 +211,7 @@ describe('POST /auth/verify: nonce', () => {
 describe.each(['postgres', 'pglite'] as const)(
   'POST /auth/verify: tampered, expired, misdirected nonces on %s',
   (backend) => {
-    let server: TestApi;
-    beforeAll(async () => {
-      server = backend === 'postgres' ? api : await startApi('pglite');
-    });
-    afterAll(async () => {
-      if (server !== api) await server?.stop();
-    });
+    const server = backend === 'postgres' ? api : useApi('pglite');
 
     it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
       const wallet = evmWallet();

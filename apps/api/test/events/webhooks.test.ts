@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import { call, createServiceKey, expectError, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
 import { hanging, type Receiver, startReceiver, status } from '../webhook-receiver.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -45,11 +45,11 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
         WEBHOOK_ENDPOINT_CONCURRENCY: '3',
       },
     });
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'webhook manager', scopes: ['webhooks:manage', 'providers:write', 'events:read'] },
-    });
-    manager = created.body.key;
+    manager = await createServiceKey(api, ADMIN_KEY, 'webhook manager', [
+      'webhooks:manage',
+      'providers:write',
+      'events:read',
+    ]);
   });
   afterAll(async () => {
     await api?.stop();
@@ -146,12 +146,9 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
 
     // Scopes: no key 401, another scope 403, a user-less key with the scope 200.
     expectError(await call(api, 'GET', '/webhooks'), 401, 'UNAUTHORIZED');
-    const reader = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'r', scopes: ['events:read'] },
-    });
-    expectError(await call(api, 'GET', '/webhooks', { token: reader.body.key }), 403, 'FORBIDDEN');
-    const failure = await trpcFailure(trpcClient(api, reader.body.key).webhooks.list.query());
+    const reader = await createServiceKey(api, ADMIN_KEY, 'r', ['events:read']);
+    expectError(await call(api, 'GET', '/webhooks', { token: reader }), 403, 'FORBIDDEN');
+    const failure = await trpcFailure(trpcClient(api, reader).webhooks.list.query());
     expect(failure.data?.code).toBe('FORBIDDEN');
   });
 

@@ -9,15 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import {
-  createScratchDatabase,
-  MissingToolError,
-  type PgBouncer,
-  reroute,
-  type ScratchDatabase,
-  startPgBouncer,
-  TEST_ADMIN_URL,
-} from '@signal/test-support';
+import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../harness.js';
@@ -27,32 +19,21 @@ import { hanging, type Receiver, startReceiver, status } from '../webhook-receiv
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 describe('webhook delivery across server processes (PostgreSQL)', () => {
-  let scratch: ScratchDatabase;
+  let scratch: PooledScratchDatabase;
   let direct: DatabaseHandle;
   let receiver: Receiver;
   let env: Record<string, string>;
-  let pooler: PgBouncer | undefined;
   const processes: ApiProcess[] = [];
   const spawn = async (options: { viaPooler?: boolean } = {}) => {
-    const server = await spawnApi(
-      options.viaPooler && pooler ? { ...env, DATABASE_URL: reroute(scratch.url, pooler.url) } : env,
-    );
+    const server = await spawnApi(options.viaPooler ? { ...env, DATABASE_URL: scratch.pooledUrl } : env);
     processes.push(server);
     return server;
   };
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
+    scratch = await createPooledScratchDatabase('both servers connect');
     direct = createDatabase({ url: scratch.url, poolSize: 2 });
     receiver = await startReceiver();
-    // CI installs PgBouncer; a machine without it runs both servers direct, and says so.
-    pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
-      if (error instanceof MissingToolError && !process.env.CI) {
-        console.warn(`${error.message}: both servers connect directly`);
-        return undefined;
-      }
-      throw error;
-    });
     env = {
       DATABASE_URL: scratch.url,
       JWT_PRIVATE_KEY: signingKeyPem(),
@@ -69,7 +50,6 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
     await sql`delete from webhook_endpoints`.execute(direct.db);
   });
   afterAll(async () => {
-    await pooler?.stop();
     await receiver?.close();
     await direct?.close();
     await scratch?.drop();
@@ -175,8 +155,8 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
     const [byA, byB] = [await delivered(a!), await delivered(b!)];
     expect(byA + byB).toBe(1_000);
     // The pooler really carried the second server's transactions.
-    if (pooler)
-      expect((await pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0).toBeGreaterThan(0);
+    if (scratch.pooler)
+      expect((await scratch.pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0).toBeGreaterThan(0);
     console.log(`two servers, 1,000 webhook deliveries: ${byA} from one, ${byB} from the other, none twice`);
   }, 240_000);
 });

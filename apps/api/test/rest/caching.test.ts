@@ -6,8 +6,8 @@
  * answering with the GET's headers and no body, on REST, tRPC and the service endpoints.
  * PostgreSQL in full, the main checks once more on PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, signIn, startApi, type TestApi, useApi } from '../harness.js';
 import { rawHttp } from '../raw-http.js';
 
 /** The operator's master key, for the GET routes that take a service key. */
@@ -206,14 +206,10 @@ async function checkHead(api: TestApi, token: string) {
 }
 
 describe('HTTP caching on postgres', () => {
-  let api: TestApi;
+  const api = useApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
   let token: string;
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('ETag and public Cache-Control on the public reads; 304 with no body; a token gets no-store', async () => {
@@ -272,14 +268,10 @@ describe('HTTP caching on postgres', () => {
 });
 
 describe('HTTP caching on pglite', () => {
-  let api: TestApi;
+  const api = useApi('pglite', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
   let token: string;
   beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
     ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('ETag, 304, no-store with a token; tags follow the data; HEAD', async () => {

@@ -7,8 +7,18 @@
  * creation instants down to the microsecond). PostgreSQL in full, the main walks on PGlite.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  signInUsers,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+  useApi,
+} from '../harness.js';
 import { addTies, ORDERS, SORTS, walkByCursor, walkByPage } from '../paging.js';
 
 /** The ids of `GET /providers?<query>` walked by page number. */
@@ -203,16 +213,11 @@ async function checkFollowingWalk(api: TestApi) {
 }
 
 describe('cursor paging on postgres', () => {
-  let api: TestApi;
+  const api = useApi('postgres', { env: { SEED_PROVIDERS: '40' } });
   let tokens: string[];
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '40' } });
     await addTies(api);
-    tokens = [];
-    for (let i = 0; i < 3; i += 1) tokens.push((await signIn(api, evmWallet())).token);
-  });
-  afterAll(async () => {
-    await api?.stop();
+    tokens = await signInUsers(api, 3);
   });
 
   it('every sort and order: a cursor walk visits each provider once, in the page walk order (REST and tRPC)', async () => {
@@ -233,16 +238,11 @@ describe('cursor paging on postgres', () => {
 });
 
 describe('cursor paging on pglite', () => {
-  let api: TestApi;
+  const api = useApi('pglite', { env: { SEED_PROVIDERS: '25' } });
   let tokens: string[];
   beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '25' } });
     await addTies(api);
-    tokens = [];
-    for (let i = 0; i < 3; i += 1) tokens.push((await signIn(api, evmWallet())).token);
-  });
-  afterAll(async () => {
-    await api?.stop();
+    tokens = await signInUsers(api, 3);
   });
 
   it('walks, walks under changing counts, refusals, /me/following', async () => {

@@ -4,8 +4,8 @@
  * page, detail and stats consistent with the list and with the follow relation, and 404s for
  * unknown ids. The full set runs on PostgreSQL; the main checks run once more on PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, signIn, type TestApi, useApi } from '../harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY_MS = 86_400_000;
@@ -261,14 +261,10 @@ async function checkUnknownIds(api: TestApi, token: string) {
 
 describe('provider catalogue on postgres', () => {
   const N = 57;
-  let api: TestApi;
+  const api = useApi('postgres', { env: { SEED_PROVIDERS: String(N) } });
   let token: string;
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: String(N) } });
     ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('the seed made N providers whose follower counts are their follow rows', async () => {
@@ -389,14 +385,10 @@ describe('provider catalogue on postgres', () => {
 
 describe('provider catalogue on pglite', () => {
   const N = 23;
-  let api: TestApi;
+  const api = useApi('pglite', { env: { SEED_PROVIDERS: String(N) } });
   let token: string;
   beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: String(N) } });
     ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('list defaults, envelope, every sort and page walk, detail, stats, follow, 404s', async () => {
