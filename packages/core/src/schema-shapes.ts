@@ -23,3 +23,13 @@ export function endedSchema<const Flag extends string>(flag: Flag, description: 
     [K in Flag]: z.ZodLiteral<true>;
   });
 }
+
+/**
+ * The input of a `PATCH /<resource>/{id}`: the path's `id` and a non-empty subset of the other
+ * fields (each optional in `shape`); unknown fields are refused.
+ */
+export function patchSchema<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z
+    .strictObject(shape)
+    .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
+}

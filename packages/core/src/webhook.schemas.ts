@@ -4,7 +4,7 @@
  * wire type: the router, the OpenAPI document and the SDK's types all come from these.
  */
 import { z } from 'zod';
-import { boundedText, endedSchema, isoTimestamp, pageLimitParam } from './schema-shapes.js';
+import { boundedText, endedSchema, isoTimestamp, pageLimitParam, patchSchema } from './schema-shapes.js';
 import { cursorParam } from './schemas.js';
 import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
 
@@ -86,18 +86,16 @@ export const WebhookIdParamsSchema = z.object({ id: webhookId });
 export type WebhookIdParams = z.input<typeof WebhookIdParamsSchema>;
 
 /** `PATCH /webhooks/{id}`: the path's id and a non-empty subset of the fields. */
-export const WebhookPatchInputSchema = z
-  .strictObject({
-    id: webhookId,
-    url: webhookUrl.optional(),
-    types: WebhookTypesSchema.optional(),
-    description: description.nullable().optional(),
-    enabled: z
-      .boolean()
-      .optional()
-      .describe('false disables the endpoint (its pending deliveries fail); true enables it again'),
-  })
-  .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
+export const WebhookPatchInputSchema = patchSchema({
+  id: webhookId,
+  url: webhookUrl.optional(),
+  types: WebhookTypesSchema.optional(),
+  description: description.nullable().optional(),
+  enabled: z
+    .boolean()
+    .optional()
+    .describe('false disables the endpoint (its pending deliveries fail); true enables it again'),
+});
 export type WebhookPatchInput = z.input<typeof WebhookPatchInputSchema>;
 
 export const WebhookListSchema = z.object({ items: z.array(WebhookEndpointSchema).describe('Oldest first') });

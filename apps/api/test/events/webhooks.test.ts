@@ -73,6 +73,13 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     expect(provider.status).toBe(201);
     return provider.body.id as number;
   };
+  /** Waits until the endpoint `id` is disabled (`what` names the wait in a timeout). */
+  const disabled = (id: string, what: string) =>
+    eventually(
+      async () => (await call(api, 'GET', `/webhooks/${id}`, { token: manager })).body.enabled,
+      (enabled) => enabled === false,
+      what,
+    );
   const log = async (id: string, query = '') =>
     (await call(api, 'GET', `/webhooks/${id}/deliveries${query}`, { token: manager })).body as {
       items: {
@@ -258,11 +265,7 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     receiver.answer('/gone', status(410));
     const endpoint = await createEndpoint('/gone');
     await providerCreated();
-    await eventually(
-      async () => (await call(api, 'GET', `/webhooks/${endpoint.id}`, { token: manager })).body.enabled,
-      (enabled) => enabled === false,
-      'disabled',
-    );
+    await disabled(endpoint.id, 'disabled');
     expect((await log(endpoint.id)).items).toEqual([
       expect.objectContaining({ attempt: 1, status: 'failed', responseStatus: 410 }),
     ]);
@@ -280,11 +283,7 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     receiver.answer('/down', status(500));
     const endpoint = await createEndpoint('/down');
     await providerCreated();
-    await eventually(
-      async () => (await call(api, 'GET', `/webhooks/${endpoint.id}`, { token: manager })).body.enabled,
-      (enabled) => enabled === false,
-      'disabled after 3 s of failures',
-    );
+    await disabled(endpoint.id, 'disabled after 3 s of failures');
     const page = await log(endpoint.id);
     expect(page.items.every((item) => item.status === 'failed' && item.responseStatus === 500)).toBe(true);
     // More than one attempt, fewer than the schedule allows: it stopped because it was disabled.
