@@ -86,15 +86,23 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
       `.execute(direct.db)
     ).rows;
   const distinctIds = (path: string) => new Set(receiver.at(path).map((request) => request.id));
+  /**
+   * A server with an endpoint at `path` that the receiver does not answer yet, and `providers`
+   * new providers announced to it: back once the first attempt is in flight.
+   */
+  const attemptsHeld = async (path: string, providers: number) => {
+    const hung = hanging();
+    receiver.answer(path, hung.answer);
+    const a = await spawn();
+    const endpointId = await createEndpoint(a, path);
+    await createProviders([a], providers);
+    await receiver.until((all) => all.some((r) => r.path === path));
+    return { hung, a, endpointId };
+  };
 
   it('kill -9 mid-attempt: every event still arrives (from the other server), none lost', async () => {
-    const hung = hanging();
-    receiver.answer('/killed', hung.answer);
-    const a = await spawn();
-    const endpointId = await createEndpoint(a, '/killed');
-    await createProviders([a], 20);
     // The first server holds attempts in flight (the receiver does not answer them) ...
-    await receiver.until((all) => all.some((r) => r.path === '/killed'));
+    const { hung, a, endpointId } = await attemptsHeld('/killed', 20);
     await a.crash();
     hung.release(200);
     // ... and dies. From now on the receiver answers; a second server takes over.
@@ -113,12 +121,7 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
   }, 180_000);
 
   it('SIGTERM with an attempt in flight: it finishes and is recorded before the exit', async () => {
-    const hung = hanging();
-    receiver.answer('/draining', hung.answer);
-    const a = await spawn();
-    const endpointId = await createEndpoint(a, '/draining');
-    await createProviders([a], 1);
-    await receiver.until((all) => all.some((r) => r.path === '/draining'));
+    const { hung, a, endpointId } = await attemptsHeld('/draining', 1);
     const exited = a.terminate();
     // Stopping (readiness says so), the attempt still open: now the receiver answers it.
     for (;;) {
