@@ -14,6 +14,7 @@ import bs58 from 'bs58';
 import type { Logger } from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { beforeAll } from 'vitest';
 import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
 export type TestApi = StartedApi<Config, DatabaseHandle>;
@@ -62,6 +63,22 @@ export async function startServerPair(backend: Backend = 'postgres'): Promise<{
 /** The block's server pair (startServerPair): `const { a, b } = useServerPair();`. */
 export function useServerPair(backend: Backend = 'postgres'): { a: TestApi; b: TestApi } {
   return startedPartsForTests(() => startServerPair(backend), ['a', 'b']);
+}
+
+/**
+ * The block's server (useApi) and a user signed in on it with a fresh EVM wallet before the
+ * block's first test: read `user.token` in the tests.
+ */
+export function useApiWithUser(
+  backend: Backend,
+  options?: StartOptions<Logger>,
+): { api: TestApi; user: { token: string } } {
+  const api = useApi(backend, options);
+  const user = { token: '' };
+  beforeAll(async () => {
+    user.token = (await signIn(api, evmWallet())).token;
+  });
+  return { api, user };
 }
 
 export interface TestWallet {

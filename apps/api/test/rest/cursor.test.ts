@@ -6,6 +6,7 @@
  * order, listing or user) cursors. Ties are made on purpose (equal follower counts, names and
  * creation instants down to the microsecond). PostgreSQL in full, the main walks on PGlite.
  */
+import type { Backend } from '@signal/test-support';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -212,13 +213,19 @@ async function checkFollowingWalk(api: TestApi) {
   for (const id of [...ids, 20]) await call(api, 'DELETE', `/providers/${id}/follow`, { token });
 }
 
-describe('cursor paging on postgres', () => {
-  const api = useApi('postgres', { env: { SEED_PROVIDERS: '40' } });
-  let tokens: string[];
+/** The block's server: `seed` providers plus the ties (addTies), and three users signed in. */
+function useTiedCatalogue(backend: Backend, seed: number) {
+  const api = useApi(backend, { env: { SEED_PROVIDERS: String(seed) } });
+  const tokens: string[] = [];
   beforeAll(async () => {
     await addTies(api);
-    tokens = await signInUsers(api, 3);
+    tokens.push(...(await signInUsers(api, 3)));
   });
+  return { api, tokens };
+}
+
+describe('cursor paging on postgres', () => {
+  const { api, tokens } = useTiedCatalogue('postgres', 40);
 
   it('every sort and order: a cursor walk visits each provider once, in the page walk order (REST and tRPC)', async () => {
     await checkEveryWalk(api);
@@ -238,12 +245,7 @@ describe('cursor paging on postgres', () => {
 });
 
 describe('cursor paging on pglite', () => {
-  const api = useApi('pglite', { env: { SEED_PROVIDERS: '25' } });
-  let tokens: string[];
-  beforeAll(async () => {
-    await addTies(api);
-    tokens = await signInUsers(api, 3);
-  });
+  const { api, tokens } = useTiedCatalogue('pglite', 25);
 
   it('walks, walks under changing counts, refusals, /me/following', async () => {
     await checkEveryWalk(api);
