@@ -2,15 +2,19 @@
  * Test harness: starts the real server on a free port against a private database (a scratch
  * PostgreSQL database or a PGlite directory), and gives tests real wallets that really sign.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { User } from '@signal/core';
 import { type Backend, createDatabase, type DatabaseHandle } from '@signal/db';
-import { apiStarter, type TestApi as StartedApi, type StartOptions } from '@signal/test-support';
-import { startedForTests } from '@signal/test-support/vitest';
+import { apiStarter, createScratchDatabase, type TestApi as StartedApi, type StartOptions } from '@signal/test-support';
+import { startedForTests, startedPartsForTests } from '@signal/test-support/vitest';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
 import type { Logger } from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { beforeAll } from 'vitest';
 import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
 export type TestApi = StartedApi<Config, DatabaseHandle>;
@@ -25,6 +29,56 @@ export const startApi: (backend: Backend, options?: StartOptions<Logger>) => Pro
 /** The file's (or describe block's) server: started before its first test, stopped after its last. */
 export function useApi(backend: Backend, options?: StartOptions<Logger>): TestApi {
   return startedForTests(() => startApi(backend, options));
+}
+
+/**
+ * Two servers on one PostgreSQL database and one DATA_DIR (so one signing key), as two replicas of
+ * the service run; on PGlite, which one process owns, the same server twice.
+ */
+export async function startServerPair(backend: Backend = 'postgres'): Promise<{
+  a: TestApi;
+  b: TestApi;
+  stop(): Promise<void>;
+}> {
+  if (backend === 'pglite') {
+    const only = await startApi('pglite');
+    return { a: only, b: only, stop: () => only.stop() };
+  }
+  const scratch = await createScratchDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'signal-api-pair-'));
+  const a = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
+  const b = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
+  return {
+    a,
+    b,
+    async stop() {
+      await a.stop();
+      await b.stop();
+      await scratch.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The block's server pair (startServerPair): `const { a, b } = useServerPair();`. */
+export function useServerPair(backend: Backend = 'postgres'): { a: TestApi; b: TestApi } {
+  return startedPartsForTests(() => startServerPair(backend), ['a', 'b']);
+}
+
+/**
+ * The block's server (useApi) and a user signed in on it with a fresh EVM wallet before the
+ * block's first test: read `user.token` in the tests.
+ */
+export function useApiWithUser(
+  backend: Backend,
+  options?: StartOptions<Logger>,
+): { api: TestApi; user: { token: string } } {
+  const api = useApi(backend, options);
+  const user = { token: '' };
+  beforeAll(async () => {
+    user.token = (await signIn(api, evmWallet())).token;
+  });
+  return { api, user };
 }
 
 export interface TestWallet {
@@ -110,6 +164,20 @@ export async function signIn(
     expiresAt: string;
     sessionId: string;
   };
+}
+
+/** The tokens of `count` new users, each signed in (one after another) with a fresh EVM wallet. */
+export async function signInUsers(api: { url: string }, count: number): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i += 1) tokens.push((await signIn(api, evmWallet())).token);
+  return tokens;
+}
+
+/** Creates a service key named `name` with `scopes`, as `by` (ADMIN_KEY or a keys:manage key); its secret. */
+export async function createServiceKey(api: { url: string }, by: string, name: string, scopes: string[]) {
+  const reply = await call(api, 'POST', '/admin/keys', { token: by, body: { name, scopes } });
+  if (reply.status !== 201) throw new Error(`creating key ${name}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.key as string;
 }
 
 /** Asserts the contract's error shape and returns the body. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PERFORMANCE_WINDOWS } from './performance.js';
+import { patchSchema } from './schema-shapes.js';
 import { isoDate, ProviderIdParamsSchema, ProviderSchema } from './schemas.js';
 
 const providerId = ProviderIdParamsSchema.shape.id;
@@ -69,18 +70,16 @@ export type ProviderCreateBody = z.input<typeof ProviderCreateBodySchema>;
  * `PATCH /providers/{id}`: the path's id and a non-empty subset of the fields (the REST mapping
  * merges path and body into one input); `archived` archives (true) or restores (false).
  */
-export const ProviderPatchInputSchema = z
-  .strictObject({
-    id: providerId,
-    name: providerName.optional(),
-    description: providerDescription.optional(),
-    avatarUrl: avatarUrl.optional(),
-    archived: z
-      .boolean()
-      .optional()
-      .describe('true archives the provider (as DELETE does), false restores it; absent: left as it is'),
-  })
-  .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
+export const ProviderPatchInputSchema = patchSchema({
+  id: providerId,
+  name: providerName.optional(),
+  description: providerDescription.optional(),
+  avatarUrl: avatarUrl.optional(),
+  archived: z
+    .boolean()
+    .optional()
+    .describe('true archives the provider (as DELETE does), false restores it; absent: left as it is'),
+});
 export type ProviderPatchInput = z.input<typeof ProviderPatchInputSchema>;
 
 /** A provider as the writes answer it: with `archived`, which public reads do not carry. */

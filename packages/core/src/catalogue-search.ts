@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { decimalParam, integerParam } from './query-params.js';
+import { boundedText } from './schema-shapes.js';
 
 export const MAX_SEARCH_LENGTH = 100;
 
@@ -14,10 +15,7 @@ const CONTROL = /\p{Cc}/u;
 
 /** Every filter, by its query parameter name. */
 export const ProviderFilterShape = {
-  q: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(MAX_SEARCH_LENGTH, `must be at most ${MAX_SEARCH_LENGTH} characters`)
+  q: boundedText(MAX_SEARCH_LENGTH)
     .refine((text) => !CONTROL.test(text), 'must not contain control characters')
     .describe(
       `Name search, 1..${MAX_SEARCH_LENGTH} characters: providers whose name contains this text, ignoring the case of ` +

@@ -4,7 +4,8 @@
  * otherwise have to read back at once (a follow's count after it); the rest is one read away.
  */
 import { z } from 'zod';
-import { ChainSchema, integerParam, MAX_CURSOR_LENGTH } from './schemas.js';
+import { boundedText, pageLimitParam } from './schema-shapes.js';
+import { ChainSchema, MAX_CURSOR_LENGTH } from './schemas.js';
 import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
 const id = z.number().int().positive();
@@ -86,13 +87,10 @@ const eventTypesParam = z
   .describe(`Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}`);
 
 export const EventFeedQuerySchema = z.object({
-  after: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
+  after: boundedText(MAX_CURSOR_LENGTH)
     .describe('The `nextCursor` of the previous page; from the oldest retained event without it')
     .optional(),
-  limit: integerParam(`Events per page, 1..${MAX_FEED_LIMIT}`, 1, MAX_FEED_LIMIT).default(DEFAULT_FEED_LIMIT),
+  limit: pageLimitParam('Events', MAX_FEED_LIMIT, DEFAULT_FEED_LIMIT),
   types: eventTypesParam.optional(),
 });
 export type EventFeedQuery = z.input<typeof EventFeedQuerySchema>;
@@ -111,12 +109,7 @@ export type EventPage = z.infer<typeof EventPageSchema>;
  * `httpSubscriptionLink` sets `lastEventId` itself when it reconnects.
  */
 export const EventStreamInputSchema = z.object({
-  lastEventId: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(64, 'must be at most 64 characters')
-    .describe('Resume right after this event (its id); from now on without it')
-    .nullish(),
+  lastEventId: boundedText(64).describe('Resume right after this event (its id); from now on without it').nullish(),
   types: z.array(EventTypeSchema).min(1, 'must name at least one type').max(EVENT_TYPES.length).optional(),
 });
 export type EventStreamInput = z.input<typeof EventStreamInputSchema>;

@@ -4,15 +4,14 @@
  */
 import { z } from 'zod';
 import { ProviderFilterShape } from './catalogue-search.js';
-import { ERROR_CODES } from './errors.js';
 import { integerParam } from './query-params.js';
+import { boundedText, isoTimestamp, pageLimitParam } from './schema-shapes.js';
 
 // Re-exported: other schema files take it from here.
 export { integerParam };
 
 import { SIGN_IN_FORMATS } from './sign-in-message.js';
 
-const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 const entityId = z.number().int().positive();
 
 export const ChainSchema = z.enum(['evm', 'solana']).describe('Wallet family');
@@ -202,7 +201,7 @@ export type SortOrder = z.infer<typeof SortOrderSchema>;
 // then shows a plain typed parameter with its default instead of an `anyOf` with `not: {}`.
 export const PageQuerySchema = z.object({
   page: integerParam('Page number, from 1; past the last page the items are empty', 1, MAX_SAFE_ID).default(1),
-  limit: integerParam(`Items per page, 1..${MAX_PAGE_LIMIT}`, 1, MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  limit: pageLimitParam('Items', MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT),
 });
 export type PageQuery = z.input<typeof PageQuerySchema>;
 
@@ -210,14 +209,10 @@ export type PageQuery = z.input<typeof PageQuerySchema>;
  * A cursor from an earlier page's `nextCursor`, in place of `page`. Its format and MAC are
  * checked where the key is (the API); here only its size, so that a huge one costs nothing.
  */
-export const cursorParam = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
-  .describe(
-    "Opaque cursor from an earlier page's `nextCursor`, instead of `page`: the page after that one, at the same " +
-      'cost at any depth. It carries its sort; `page` and `cursor` together are refused.',
-  );
+export const cursorParam = boundedText(MAX_CURSOR_LENGTH).describe(
+  "Opaque cursor from an earlier page's `nextCursor`, instead of `page`: the page after that one, at the same " +
+    'cost at any depth. It carries its sort; `page` and `cursor` together are refused.',
+);
 
 /**
  * Paging by page number or by cursor. `page` has no default here (1 when neither is given) so
@@ -229,7 +224,7 @@ export const CursorPageQuerySchema = z.object({
     1,
     MAX_SAFE_ID,
   ).optional(),
-  limit: integerParam(`Items per page, 1..${MAX_PAGE_LIMIT}`, 1, MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  limit: pageLimitParam('Items', MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT),
   cursor: cursorParam.optional(),
 });
 export type CursorPageQuery = z.input<typeof CursorPageQuerySchema>;
@@ -292,103 +287,3 @@ export const UnfollowResultSchema = followResultSchema(
   'Always false: the signed-in user no longer follows the provider',
 );
 export type UnfollowResult = z.infer<typeof UnfollowResultSchema>;
-
-// ── Sessions ────────────────────────────────────────────────────────────────
-
-export const SessionSchema = z.object({
-  id: z.string().describe('Session id'),
-  createdAt: isoTimestamp.describe('Sign-in that started the session, ISO 8601 UTC'),
-  lastUsedAt: isoTimestamp.describe('Latest request with its token, ISO 8601 UTC; written at most once a minute'),
-  expiresAt: isoTimestamp.describe("When the session's token expires, ISO 8601 UTC"),
-  userAgent: z.string().nullable().describe('User-Agent of the sign-in request (first 256 characters), or null'),
-  ip: z.string().nullable().describe('Client address of the sign-in request, as the rate limits see it'),
-  current: z.boolean().describe('True for the session of the token making this request'),
-});
-export type Session = z.infer<typeof SessionSchema>;
-
-export const SessionPageSchema = pageSchema(SessionSchema);
-export type SessionPage = z.infer<typeof SessionPageSchema>;
-
-/** Sessions are listed newest first, by page number or by cursor like the other listings. */
-export const SessionListQuerySchema = CursorPageQuerySchema;
-export type SessionListQuery = z.input<typeof SessionListQuerySchema>;
-
-export const MAX_SESSION_ID_LENGTH = 64;
-
-export const SessionIdParamsSchema = z.object({
-  id: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(MAX_SESSION_ID_LENGTH, `must be at most ${MAX_SESSION_ID_LENGTH} characters`)
-    .describe('Session id, from GET /me/sessions or the sign-in response'),
-});
-export type SessionIdParams = z.input<typeof SessionIdParamsSchema>;
-
-export const RevokedSessionSchema = z.object({
-  id: z.string().describe('The session ended'),
-  revoked: z.literal(true),
-});
-export type RevokedSession = z.infer<typeof RevokedSessionSchema>;
-
-export const SIGN_OUT_SCOPES = ['current', 'others', 'all'] as const;
-export type SignOutScope = (typeof SIGN_OUT_SCOPES)[number];
-
-export const LogoutBodySchema = z
-  .object({
-    scope: z
-      .enum(SIGN_OUT_SCOPES)
-      .default('current')
-      .describe(
-        "Which sessions to end: `current` (this token's, the default), `others` (every other live session of the " +
-          'user: "sign out everywhere else") or `all`',
-      ),
-  })
-  // prefault, not default: an absent body is parsed as `{}`, so `scope` gets its own default.
-  .prefault({});
-export type LogoutBody = z.input<typeof LogoutBodySchema>;
-
-export const LogoutResultSchema = z.object({
-  revoked: z.number().int().nonnegative().describe('How many live sessions this request ended'),
-});
-export type LogoutResult = z.infer<typeof LogoutResultSchema>;
-
-// ── Errors and service endpoints ────────────────────────────────────────────
-
-export const ErrorCodeSchema = z.enum(ERROR_CODES as [string, ...string[]]).describe('Stable machine code');
-
-/** One invalid field of a VALIDATION_ERROR (the wire form of core's ErrorIssue). */
-export const ErrorIssueSchema = z.object({
-  path: z.array(z.union([z.string(), z.number()])).describe('Where the problem is, e.g. ["limit"]'),
-  message: z.string(),
-});
-
-export const ErrorBodySchema = z.object({
-  code: ErrorCodeSchema,
-  message: z.string().min(1).describe('Human-readable explanation'),
-  issues: z.array(ErrorIssueSchema).optional().describe('VALIDATION_ERROR only: one entry per invalid field'),
-});
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
-
-export const HealthResponseSchema = z.object({ status: z.literal('ok') });
-export type HealthResponse = z.infer<typeof HealthResponseSchema>;
-
-export const ReadyResponseSchema = z.object({ status: z.literal('ready') });
-export type ReadyResponse = z.infer<typeof ReadyResponseSchema>;
-
-/** RFC 7517 key set of the token verification keys: public members only. */
-export const JwksSchema = z.object({
-  keys: z.array(
-    z
-      .object({
-        kty: z.enum(['OKP', 'EC']).describe('Key type: OKP (Ed25519) or EC (P-256)'),
-        crv: z.enum(['Ed25519', 'P-256']),
-        x: z.string(),
-        y: z.string().optional().describe('EC keys only'),
-        kid: z.string().describe('RFC 7638 thumbprint; matches the `kid` header of the tokens it verifies'),
-        alg: z.enum(['EdDSA', 'ES256']),
-        use: z.literal('sig'),
-      })
-      .loose(),
-  ),
-});
-export type Jwks = z.infer<typeof JwksSchema>;

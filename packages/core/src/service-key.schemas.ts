@@ -3,10 +3,9 @@
  * internal services read with a key (CONTRACT.md, "Service keys" and "Followers of a provider").
  */
 import { z } from 'zod';
+import { boundedText, endedSchema, isoTimestamp, pageLimitParam } from './schema-shapes.js';
 import { ChainSchema, cursorParam, integerParam, pageSchema } from './schemas.js';
 import { ScopeSchema } from './service-vocabulary.js';
-
-const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 
 /**
  * Every key starts with this, so secret scanners (and the service, telling a key from a JWT
@@ -42,11 +41,7 @@ export const CreatedServiceKeySchema = ServiceKeySchema.extend({
 export type CreatedServiceKey = z.infer<typeof CreatedServiceKeySchema>;
 
 export const CreateServiceKeyBodySchema = z.object({
-  name: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(MAX_SERVICE_KEY_NAME_LENGTH, `must be at most ${MAX_SERVICE_KEY_NAME_LENGTH} characters`)
-    .describe('What the key is for, 1..100 characters'),
+  name: boundedText(MAX_SERVICE_KEY_NAME_LENGTH).describe('What the key is for, 1..100 characters'),
   scopes: z
     .array(ScopeSchema)
     .min(1, 'must name at least one scope')
@@ -63,18 +58,11 @@ export const ServiceKeyPageSchema = pageSchema(ServiceKeySchema);
 export type ServiceKeyPage = z.infer<typeof ServiceKeyPageSchema>;
 
 export const ServiceKeyIdParamsSchema = z.object({
-  id: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(MAX_SERVICE_KEY_ID_LENGTH, `must be at most ${MAX_SERVICE_KEY_ID_LENGTH} characters`)
-    .describe('Key id, from POST or GET /admin/keys'),
+  id: boundedText(MAX_SERVICE_KEY_ID_LENGTH).describe('Key id, from POST or GET /admin/keys'),
 });
 export type ServiceKeyIdParams = z.input<typeof ServiceKeyIdParamsSchema>;
 
-export const RevokedServiceKeySchema = z.object({
-  id: z.string().describe('The key revoked'),
-  revoked: z.literal(true),
-});
+export const RevokedServiceKeySchema = endedSchema('revoked', 'The key revoked');
 export type RevokedServiceKey = z.infer<typeof RevokedServiceKeySchema>;
 
 // ── Followers of a provider (fan-out) ──────────────────────────────────────
@@ -84,9 +72,7 @@ export const DEFAULT_FOLLOWERS_LIMIT = 100;
 
 export const FollowersQuerySchema = z.object({
   id: integerParam('Provider id, a positive integer', 1, Number.MAX_SAFE_INTEGER),
-  limit: integerParam(`Followers per page, 1..${MAX_FOLLOWERS_LIMIT}`, 1, MAX_FOLLOWERS_LIMIT).default(
-    DEFAULT_FOLLOWERS_LIMIT,
-  ),
+  limit: pageLimitParam('Followers', MAX_FOLLOWERS_LIMIT, DEFAULT_FOLLOWERS_LIMIT),
   cursor: cursorParam.optional(),
 });
 export type FollowersQuery = z.input<typeof FollowersQuerySchema>;

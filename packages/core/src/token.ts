@@ -177,9 +177,7 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
       } catch (error) {
         if (error instanceof DomainError) throw error;
         if (error instanceof errors.JWTExpired) {
-          throw new DomainError('TOKEN_EXPIRED', 'token has expired; sign in again', {
-            challenge: { error: 'invalid_token', description: 'token expired' },
-          });
+          throw tokenExpired();
         }
         throw unauthorized('token is invalid');
       }
@@ -220,4 +218,11 @@ export async function createTokenService(options: TokenServiceOptions): Promise<
       return { keys: [...keys.values()].map((key) => key.jwk) };
     },
   };
+}
+
+/** A genuine, well-signed token past its expiry: the one failure that is not UNAUTHORIZED. */
+export function tokenExpired(): DomainError {
+  return new DomainError('TOKEN_EXPIRED', 'token has expired; sign in again', {
+    challenge: { error: 'invalid_token', description: 'token expired' },
+  });
 }

@@ -140,35 +140,43 @@ function offchainFormat(text: string, body: Uint8Array, preambleLength: number):
   return body.length <= OFFCHAIN_MAX_BODY ? 2 : null;
 }
 
-/** The legacy version 0 envelope around `text`, or null when the text cannot be carried. */
-function solanaOffchainLegacyEnvelope(text: string): Uint8Array | null {
+/**
+ * A version 0 envelope around `text`: the signing domain and the version byte, then `fill`
+ * writes the rest of the `preamble`-byte header (format, length, …); null when the text cannot
+ * be carried.
+ */
+function offchainEnvelope(
+  text: string,
+  preamble: number,
+  fill: (header: Buffer, format: number, length: number) => void,
+): Uint8Array | null {
   const body = Buffer.from(text, 'utf8');
-  const preamble = OFFCHAIN_SIGNING_DOMAIN.length + 1 + 1 + 2;
   const format = offchainFormat(text, body, preamble);
   if (format === null) return null;
   const header = Buffer.alloc(preamble);
   OFFCHAIN_SIGNING_DOMAIN.copy(header, 0);
   header[16] = 0;
-  header[17] = format;
-  header.writeUInt16LE(body.length, 18);
+  fill(header, format, body.length);
   return Buffer.concat([header, body]);
+}
+
+/** The legacy version 0 envelope around `text`, or null when the text cannot be carried. */
+function solanaOffchainLegacyEnvelope(text: string): Uint8Array | null {
+  return offchainEnvelope(text, OFFCHAIN_SIGNING_DOMAIN.length + 1 + 1 + 2, (header, format, length) => {
+    header[17] = format;
+    header.writeUInt16LE(length, 18);
+  });
 }
 
 /** The extended version 0 envelope (application domain of zeros, `signer` alone) around `text`. */
 function solanaOffchainEnvelope(text: string, signer: Uint8Array): Uint8Array | null {
-  const body = Buffer.from(text, 'utf8');
-  const preamble = OFFCHAIN_SIGNING_DOMAIN.length + 1 + 32 + 1 + 1 + 32 + 2;
-  const format = offchainFormat(text, body, preamble);
-  if (format === null) return null;
-  const header = Buffer.alloc(preamble);
-  OFFCHAIN_SIGNING_DOMAIN.copy(header, 0);
-  header[16] = 0;
-  // Bytes 17..48: the application domain, left zero.
-  header[49] = format;
-  header[50] = 1;
-  header.set(signer, 51);
-  header.writeUInt16LE(body.length, 83);
-  return Buffer.concat([header, body]);
+  return offchainEnvelope(text, OFFCHAIN_SIGNING_DOMAIN.length + 1 + 32 + 1 + 1 + 32 + 2, (header, format, length) => {
+    // Bytes 17..48: the application domain, left zero.
+    header[49] = format;
+    header[50] = 1;
+    header.set(signer, 51);
+    header.writeUInt16LE(length, 83);
+  });
 }
 
 /**

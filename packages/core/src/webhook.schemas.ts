@@ -4,11 +4,9 @@
  * wire type: the router, the OpenAPI document and the SDK's types all come from these.
  */
 import { z } from 'zod';
-import { integerParam } from './query-params.js';
+import { boundedText, endedSchema, isoTimestamp, pageLimitParam, patchSchema } from './schema-shapes.js';
 import { cursorParam } from './schemas.js';
 import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
-
-const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
 
 /**
  * Standard Webhooks secrets: `whsec_` and the base64 of the HMAC key (24 random bytes, 192
@@ -39,25 +37,17 @@ export const WebhookTypesSchema = z
   .transform((types) => [...new Set(types)] as (EventType | '*')[])
   .describe(`The event types to deliver: ["*"] for all, or some of ${EVENT_TYPES.join(', ')}`);
 
-const webhookUrl = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`)
-  .describe(
-    'Where to POST events: an absolute https URL whose host is, and resolves to, a public address (checked at ' +
-      'creation and again at every delivery)',
-  );
+const webhookUrl = boundedText(MAX_WEBHOOK_URL_LENGTH).describe(
+  'Where to POST events: an absolute https URL whose host is, and resolves to, a public address (checked at ' +
+    'creation and again at every delivery)',
+);
 
 const description = z
   .string()
   .max(MAX_WEBHOOK_DESCRIPTION_LENGTH, `must be at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters`)
   .describe('What the endpoint is for');
 
-const webhookId = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_WEBHOOK_ID_LENGTH, `must be at most ${MAX_WEBHOOK_ID_LENGTH} characters`)
-  .describe('Endpoint id, from POST or GET /webhooks');
+const webhookId = boundedText(MAX_WEBHOOK_ID_LENGTH).describe('Endpoint id, from POST or GET /webhooks');
 
 export const WebhookEndpointSchema = z.object({
   id: z.string().describe('Endpoint id'),
@@ -96,27 +86,22 @@ export const WebhookIdParamsSchema = z.object({ id: webhookId });
 export type WebhookIdParams = z.input<typeof WebhookIdParamsSchema>;
 
 /** `PATCH /webhooks/{id}`: the path's id and a non-empty subset of the fields. */
-export const WebhookPatchInputSchema = z
-  .strictObject({
-    id: webhookId,
-    url: webhookUrl.optional(),
-    types: WebhookTypesSchema.optional(),
-    description: description.nullable().optional(),
-    enabled: z
-      .boolean()
-      .optional()
-      .describe('false disables the endpoint (its pending deliveries fail); true enables it again'),
-  })
-  .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
+export const WebhookPatchInputSchema = patchSchema({
+  id: webhookId,
+  url: webhookUrl.optional(),
+  types: WebhookTypesSchema.optional(),
+  description: description.nullable().optional(),
+  enabled: z
+    .boolean()
+    .optional()
+    .describe('false disables the endpoint (its pending deliveries fail); true enables it again'),
+});
 export type WebhookPatchInput = z.input<typeof WebhookPatchInputSchema>;
 
 export const WebhookListSchema = z.object({ items: z.array(WebhookEndpointSchema).describe('Oldest first') });
 export type WebhookList = z.infer<typeof WebhookListSchema>;
 
-export const DeletedWebhookSchema = z.object({
-  id: z.string().describe('The endpoint deleted'),
-  deleted: z.literal(true),
-});
+export const DeletedWebhookSchema = endedSchema('deleted', 'The endpoint deleted');
 export type DeletedWebhook = z.infer<typeof DeletedWebhookSchema>;
 
 export const MAX_DELIVERIES_LIMIT = 1000;
@@ -125,9 +110,7 @@ export const DEFAULT_DELIVERIES_LIMIT = 100;
 export const DeliveriesQuerySchema = z.object({
   id: webhookId,
   cursor: cursorParam.optional(),
-  limit: integerParam(`Attempts per page, 1..${MAX_DELIVERIES_LIMIT}`, 1, MAX_DELIVERIES_LIMIT).default(
-    DEFAULT_DELIVERIES_LIMIT,
-  ),
+  limit: pageLimitParam('Attempts', MAX_DELIVERIES_LIMIT, DEFAULT_DELIVERIES_LIMIT),
 });
 export type DeliveriesQuery = z.input<typeof DeliveriesQuerySchema>;
 

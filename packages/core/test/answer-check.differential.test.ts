@@ -13,17 +13,15 @@ import { EventPageSchema } from '../src/event-schemas.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
-  LogoutResultSchema,
   NonceResponseSchema,
   ProviderPageSchema,
   ProviderSchema,
   ProviderStatsSchema,
-  RevokedSessionSchema,
-  SessionPageSchema,
   TokenResponseSchema,
   UnfollowResultSchema,
   UserSchema,
 } from '../src/schemas.js';
+import { LogoutResultSchema, RevokedSessionSchema, SessionPageSchema } from '../src/session.schemas.js';
 
 const at = '2026-11-23T10:00:00.000Z';
 const provider = {

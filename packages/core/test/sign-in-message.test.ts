@@ -20,19 +20,19 @@ import {
 const issuedAt = new Date('2026-11-23T10:00:00.123Z');
 const expiresAt = new Date('2026-11-23T10:05:00.123Z');
 const statement = 'Sign in to Signal. This request will not trigger a blockchain transaction or cost any fees.';
+/** The fields both families' messages share here: the site, the nonce and the times. */
+const site = {
+  domain: 'app.example.com',
+  statement,
+  uri: 'https://app.example.com',
+  nonce: 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf',
+  issuedAt,
+  expiresAt,
+};
 
 describe('SIWE (EIP-4361) against viem', () => {
   const account = privateKeyToAccount(generatePrivateKey());
-  const fields: SignInFields = {
-    domain: 'app.example.com',
-    address: account.address,
-    statement,
-    uri: 'https://app.example.com',
-    chainId: '8453',
-    nonce: 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf',
-    issuedAt,
-    expiresAt,
-  };
+  const fields: SignInFields = { ...site, address: account.address, chainId: '8453' };
 
   it('is exactly the text viem creates, and viem parses and validates it', () => {
     const text = buildSignInMessage('siwe', fields);
@@ -88,16 +88,7 @@ describe('SIWE (EIP-4361) against viem', () => {
 
 describe('SIWS against the Wallet Standard (@solana/wallet-standard-util)', () => {
   const address = bs58.encode(nacl.sign.keyPair().publicKey);
-  const fields: SignInFields = {
-    domain: 'app.example.com',
-    address,
-    statement,
-    uri: 'https://app.example.com',
-    chainId: 'mainnet',
-    nonce: 'q3J9cX0pV7bT1mZk4rN8sW2aYh6uLdEf',
-    issuedAt,
-    expiresAt,
-  };
+  const fields: SignInFields = { ...site, address, chainId: 'mainnet' };
 
   it('is exactly the text createSignInMessageText writes, and parseSignInMessageText reads it back', () => {
     const text = buildSignInMessage('siws', fields);

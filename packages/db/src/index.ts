@@ -31,3 +31,5 @@ export * from './session.queries.js';
 export * from './user.queries.js';
 export * from './wallet.queries.js';
 export * from './webhook.queries.js';
+export * from './webhook-delivery.queries.js';
+export * from './webhook-log.queries.js';

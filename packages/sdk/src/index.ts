@@ -1,12 +1,7 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
 export type { CatalogueWriteMethods, WriteOptions } from './catalogue-writes.js';
-export {
-  type ClientOptions,
-  createClient,
-  type MessageFormat,
-  type SignalClient,
-  type SignOutResult,
-} from './client.js';
+export { createClient } from './client.js';
+export type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 export type { EventStreamOptions } from './event-stream.js';
 export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';

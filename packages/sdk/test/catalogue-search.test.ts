@@ -40,32 +40,23 @@ beforeAll(async () => {
 
 /** A provider's value for a sort, from its Stats; null when the figure does not exist yet. */
 function sortKey(row: (typeof rows)[number], sortBy: ProviderSortBy): number | string | null {
-  const { provider, stats } = row;
-  switch (sortBy) {
-    case 'followerCount':
-      return provider.followerCount;
-    case 'createdAt':
-      return Date.parse(provider.createdAt);
-    case 'name':
-      return provider.name;
-    case 'id':
-      return provider.id;
-    case 'roi7d':
-      return stats.roi7dPct;
-    case 'roi30d':
-      return stats.roi30dPct;
-    case 'roi90d':
-      return stats.roi90dPct;
-    case 'roiAll':
-      return stats.roiAllPct;
-    case 'maxDrawdown':
-      return stats.maxDrawdownPct;
-    case 'winRate':
-      return stats.winRate;
-    case 'tradingDays':
-      return stats.tradingDays;
-  }
+  return SORT_KEYS[sortBy](row);
 }
+
+/** Where each sort reads its key: the provider's own fields, else the Stats figure it names. */
+const SORT_KEYS: Record<ProviderSortBy, (row: (typeof rows)[number]) => number | string | null> = {
+  followerCount: ({ provider }) => provider.followerCount,
+  createdAt: ({ provider }) => Date.parse(provider.createdAt),
+  name: ({ provider }) => provider.name,
+  id: ({ provider }) => provider.id,
+  roi7d: ({ stats }) => stats.roi7dPct,
+  roi30d: ({ stats }) => stats.roi30dPct,
+  roi90d: ({ stats }) => stats.roi90dPct,
+  roiAll: ({ stats }) => stats.roiAllPct,
+  maxDrawdown: ({ stats }) => stats.maxDrawdownPct,
+  winRate: ({ stats }) => stats.winRate,
+  tradingDays: ({ stats }) => stats.tradingDays,
+};
 
 /** The contract's order: by the key in the direction, nulls last in both, ties by id in the same direction. */
 function expectedOrder(selected: typeof rows, sortBy: ProviderSortBy, order: SortOrder): number[] {

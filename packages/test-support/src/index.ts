@@ -3,17 +3,17 @@ export { freePort } from './free-port.js';
 export {
   MissingToolError,
   type PgBouncer,
-  type ReplicatedClusters,
-  replicaToolsMissing,
   reroute,
   startPgBouncer,
-  startReplicatedClusters,
   waitForDatabase,
 } from './local-servers.js';
+export { type ReplicatedClusters, replicaToolsMissing, startReplicatedClusters } from './replica-clusters.js';
 export {
   BACKENDS,
   type Backend,
+  createPooledScratchDatabase,
   createScratchDatabase,
+  type PooledScratchDatabase,
   type ScratchDatabase,
   serviceDatabaseUrl,
   TEST_ADMIN_URL,

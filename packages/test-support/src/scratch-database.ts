@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { reroute } from './local-servers.js';
+import { MissingToolError, type PgBouncer, reroute, startPgBouncer } from './local-servers.js';
 
 /** The two database backends every suite runs on (the service's own `Backend`). */
 export type Backend = 'postgres' | 'pglite';
@@ -58,3 +58,35 @@ export async function createScratchDatabase(adminUrl = TEST_ADMIN_URL): Promise<
 }
 
 export const BACKENDS: Backend[] = ['postgres', 'pglite'];
+
+export interface PooledScratchDatabase extends ScratchDatabase {
+  /** The PgBouncer in front of it; undefined where PgBouncer is not installed (outside CI only). */
+  pooler: PgBouncer | undefined;
+  /** The database through the pooler, or `url` itself when there is none. */
+  pooledUrl: string;
+}
+
+/**
+ * A scratch database and a transaction-mode PgBouncer in front of it. CI installs PgBouncer; a
+ * machine without it gets no pooler and a warning that `direct` (who would have used the pooler)
+ * connects directly. `drop()` stops the pooler and drops the database.
+ */
+export async function createPooledScratchDatabase(direct: string): Promise<PooledScratchDatabase> {
+  const scratch = await createScratchDatabase();
+  const pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
+    if (error instanceof MissingToolError && !process.env.CI) {
+      console.warn(`${error.message}: ${direct} directly`);
+      return undefined;
+    }
+    throw error;
+  });
+  return {
+    url: scratch.url,
+    pooler,
+    pooledUrl: pooler ? reroute(scratch.url, pooler.url) : scratch.url,
+    async drop() {
+      await pooler?.stop();
+      await scratch.drop();
+    },
+  };
+}

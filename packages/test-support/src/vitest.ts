@@ -12,6 +12,25 @@ import { BACKENDS, type Backend } from './scratch-database.js';
  * a test throws, naming the mistake.
  */
 export function startedForTests<T extends { stop(): Promise<void> }>(start: () => Promise<T>): T {
+  return readThrough(startedSlot(start));
+}
+
+/**
+ * Parts of one resource started as `startedForTests` starts it, each a handle of its own, so a
+ * block can destructure them where it declares them (`const { a, b } = startedPartsForTests(…)`).
+ */
+export function startedPartsForTests<T extends { stop(): Promise<void> }, K extends keyof T>(
+  start: () => Promise<T>,
+  keys: readonly K[],
+): Pick<T, K> {
+  const current = startedSlot(start);
+  return Object.fromEntries(
+    keys.map((key) => [key, readThrough(() => current()?.[key] as (T[K] & object) | undefined)]),
+  ) as Pick<T, K>;
+}
+
+/** Starts `start` before the block's first test and stops it after its last; reads the started value. */
+function startedSlot<T extends { stop(): Promise<void> }>(start: () => Promise<T>): () => T | undefined {
   let current: T | undefined;
   beforeAll(async () => {
     current = await start();
@@ -20,14 +39,20 @@ export function startedForTests<T extends { stop(): Promise<void> }>(start: () =
     await current?.stop();
     current = undefined;
   });
+  return () => current;
+}
+
+/** A handle that reads through to `current()`, and names the mistake when read with nothing there. */
+function readThrough<T extends object>(current: () => T | undefined): T {
   const started = (key: string | symbol): T => {
-    if (!current) throw new Error(`read .${String(key)} of a test fixture outside its tests (before or after them)`);
-    return current;
+    const value = current();
+    if (!value) throw new Error(`read .${String(key)} of a test fixture outside its tests (before or after them)`);
+    return value;
   };
   return new Proxy({} as T, {
     get(_, key) {
       // Not a thenable, and printable, before it starts.
-      if (!current && (key === 'then' || typeof key === 'symbol')) return undefined;
+      if (!current() && (key === 'then' || typeof key === 'symbol')) return undefined;
       const target = started(key);
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;

@@ -260,30 +260,29 @@ export function restCaching(deps: CachingDeps): RestCaching {
 export function answerCacheMetrics(metrics: Metrics, caching: RestCaching): void {
   const counts = caching.answerCounts;
   if (!counts()) return;
-  const read = (pick: (c: AnswerCacheCounts) => number) => () => pick(counts() as AnswerCacheCounts);
-  metrics.counter(
-    'signal_answer_cache_hits_total',
-    'Public reads answered without building the answer: a kept answer (or a 304) at the current version',
-    read((c) => c.hits),
-  );
-  metrics.counter(
-    'signal_answer_cache_misses_total',
-    'Public reads whose answer was built (none kept, or kept at an older version)',
-    read((c) => c.misses),
-  );
-  metrics.counter(
-    'signal_answer_cache_evictions_total',
-    'Kept answers dropped to stay within ANSWER_CACHE_MB',
-    read((c) => c.evictions),
-  );
-  metrics.gauge(
-    'signal_answer_cache_bytes',
-    'Bytes of kept answers (ANSWER_CACHE_MB is the budget)',
-    read((c) => c.bytes),
-  );
-  metrics.gauge(
-    'signal_answer_cache_entries',
-    'Kept answers',
-    read((c) => c.entries),
-  );
+  const figures: [kind: 'counter' | 'gauge', name: string, help: string, figure: keyof AnswerCacheCounts][] = [
+    [
+      'counter',
+      'signal_answer_cache_hits_total',
+      'Public reads answered without building the answer: a kept answer (or a 304) at the current version',
+      'hits',
+    ],
+    [
+      'counter',
+      'signal_answer_cache_misses_total',
+      'Public reads whose answer was built (none kept, or kept at an older version)',
+      'misses',
+    ],
+    [
+      'counter',
+      'signal_answer_cache_evictions_total',
+      'Kept answers dropped to stay within ANSWER_CACHE_MB',
+      'evictions',
+    ],
+    ['gauge', 'signal_answer_cache_bytes', 'Bytes of kept answers (ANSWER_CACHE_MB is the budget)', 'bytes'],
+    ['gauge', 'signal_answer_cache_entries', 'Kept answers', 'entries'],
+  ];
+  for (const [kind, name, help, figure] of figures) {
+    metrics[kind](name, help, () => (counts() as AnswerCacheCounts)[figure]);
+  }
 }

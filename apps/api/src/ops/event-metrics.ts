@@ -5,19 +5,21 @@
 import { feedFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
 import { openStreams } from '../procedures/event-stream.js';
+import { figureGauges } from './figure-gauges.js';
 import type { Metrics } from './metrics.js';
 
 export function eventMetrics(metrics: Metrics, services: Pick<Services, 'database'>): void {
-  const read = () => feedFigures(services.database.db);
-  metrics.gauge(
-    'signal_events_written',
-    'Events committed and numbered for the feed, since the database began (every server reports the same)',
-    async () => (await read()).numbered,
-  );
-  metrics.gauge(
-    'signal_events_feed_lag_seconds',
-    'Age of the oldest committed event the feed has not numbered yet (0 when none waits)',
-    async () => (await read()).lagSeconds,
-  );
+  figureGauges(metrics, () => feedFigures(services.database.db), [
+    [
+      'signal_events_written',
+      'Events committed and numbered for the feed, since the database began (every server reports the same)',
+      (figures) => figures.numbered,
+    ],
+    [
+      'signal_events_feed_lag_seconds',
+      'Age of the oldest committed event the feed has not numbered yet (0 when none waits)',
+      (figures) => figures.lagSeconds,
+    ],
+  ]);
   metrics.gauge('signal_events_streams_open', 'events.stream subscriptions open on this server', openStreams);
 }

@@ -5,6 +5,7 @@
  */
 import { webhookFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
+import { figureGauges } from './figure-gauges.js';
 import type { Metrics } from './metrics.js';
 import type { DeliveryOutcomeLabel } from './webhook-worker.js';
 
@@ -23,16 +24,17 @@ export async function webhookMetrics(
     registers: [metrics.registry],
   });
   for (const outcome of ['succeeded', 'retrying', 'failed'] as const) attempts.inc({ outcome }, 0);
-  const read = () => webhookFigures(services.database.db);
-  metrics.gauge(
-    'signal_webhook_oldest_undelivered_seconds',
-    'Age of the oldest event with a webhook delivery still pending (0 when none waits)',
-    async () => (await read()).oldestAgeSeconds,
-  );
-  metrics.gauge(
-    'signal_webhook_deliveries_pending',
-    'Webhook deliveries waiting for a (next) attempt',
-    async () => (await read()).pending,
-  );
+  figureGauges(metrics, () => webhookFigures(services.database.db), [
+    [
+      'signal_webhook_oldest_undelivered_seconds',
+      'Age of the oldest event with a webhook delivery still pending (0 when none waits)',
+      (figures) => figures.oldestAgeSeconds,
+    ],
+    [
+      'signal_webhook_deliveries_pending',
+      'Webhook deliveries waiting for a (next) attempt',
+      (figures) => figures.pending,
+    ],
+  ]);
   return (outcome) => attempts.inc({ outcome });
 }

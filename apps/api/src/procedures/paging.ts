@@ -71,7 +71,7 @@ export function resolvePaging<S extends string, F extends CursorFilters = Cursor
     const sortBy = input.sortBy ?? defaults.sortBy;
     const order = input.order ?? defaults.order;
     return {
-      page: input.page ?? 1,
+      page: input.page ?? FIRST_PAGE,
       limit: input.limit,
       sortBy,
       order,
@@ -141,17 +141,19 @@ function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFi
   };
 }
 
+/** The page a listing asked neither by page nor by cursor answers. */
+export const FIRST_PAGE = 1;
+
+/** The catalogue's order when a request names none: most followed first. */
+export const CATALOGUE_SORT = {
+  sortBy: 'followerCount',
+  order: 'desc',
+} as const satisfies SortRequest<ProviderSortField>;
+
 /** The paging of a `providers.list` request (the catalogue's defaults: most followed first), with its filters. */
 export function providerListPaging(
   codec: CursorCodec,
   input: { page?: number; limit: number; cursor?: string } & SortRequest<ProviderSortField> & ProviderFilters,
 ) {
-  return resolvePaging(
-    codec,
-    'providers',
-    input,
-    { sortBy: 'followerCount', order: 'desc' },
-    providerKeyType,
-    providerFilterRequest(input),
-  );
+  return resolvePaging(codec, 'providers', input, CATALOGUE_SORT, providerKeyType, providerFilterRequest(input));
 }

@@ -77,14 +77,7 @@ export function rateLimitedProcedure(endpoint: string) {
       now: at,
       windowMs: RATE_LIMIT_WINDOW_MS,
     });
-    enforce(
-      ctx,
-      { name: endpoint, limit },
-      hit,
-      at,
-      `More than ${limit} ${endpoint} requests a minute from this address`,
-      true,
-    );
+    enforce(ctx, { name: endpoint, limit }, hit, at, addressLimitMessage(limit, endpoint), true);
     return next();
   });
 }
@@ -173,7 +166,11 @@ function counter(counters: WeakMap<Services, WindowCounter>, services: Services)
   return found;
 }
 
-function rateLimited(
+/** What a client address over the sign-in limit is told (before "; retry in N s"). */
+export const addressLimitMessage = (limit: number, endpoint: string) =>
+  `More than ${limit} ${endpoint} requests a minute from this address`;
+
+export function rateLimited(
   message: string,
   retryAfterSeconds: number,
   policy: RatePolicy,

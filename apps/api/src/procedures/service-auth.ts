@@ -33,7 +33,7 @@ export function scopedProcedure(scope: Scope) {
           challenge: { error: 'invalid_token', description: 'not a service key' },
         });
       }
-      throw new DomainError('FORBIDDEN', `This route takes a service key with the scope ${scope}, not a user's token`);
+      throw userTokenRefused(scope);
     }
     countServiceKeyRequest(ctx, serviceKey.id);
     if (!serviceKey.scopes.includes(scope)) {
@@ -42,3 +42,7 @@ export function scopedProcedure(scope: Scope) {
     return next({ ctx: { ...ctx, serviceKey } });
   });
 }
+
+/** A user's token on a route that takes a service key with `scope`. */
+export const userTokenRefused = (scope: Scope) =>
+  new DomainError('FORBIDDEN', `This route takes a service key with the scope ${scope}, not a user's token`);

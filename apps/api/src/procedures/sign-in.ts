@@ -194,5 +194,9 @@ async function verifySignature(
       throw error;
     }
   }
-  throw new DomainError('INVALID_SIGNATURE', `signature is not a valid ${wallet.chain} signature by this wallet`);
+  throw invalidSignature(wallet.chain);
 }
+
+/** The signature is malformed or not by this wallet (the nonce stays usable). */
+export const invalidSignature = (chain: Chain) =>
+  new DomainError('INVALID_SIGNATURE', `signature is not a valid ${chain} signature by this wallet`);

@@ -88,7 +88,7 @@ export async function authenticate(ctx: Context): Promise<TokenClaims> {
     const credential = await resolveServiceCredential(ctx.services, assertToken68(token));
     if (credential === 'unknown') throw unknownServiceKey();
     if (credential !== 'not-a-key') {
-      throw new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");
+      throw serviceKeyRefused();
     }
     auth = await tokens.verify(token);
   }
@@ -98,9 +98,7 @@ export async function authenticate(ctx: Context): Promise<TokenClaims> {
     now: now(),
   });
   if (state === 'revoked') {
-    throw new DomainError('SESSION_REVOKED', 'this session was signed out; sign in again', {
-      challenge: { error: 'invalid_token', description: 'session revoked' },
-    });
+    throw sessionRevoked();
   }
   if (state === 'user-not-found') throw walletNotFound();
   return auth;
@@ -112,3 +110,14 @@ export const requireUser = t.middleware(async ({ ctx, next }) =>
 );
 
 export const authedProcedure = t.procedure.use(requireUser);
+
+/** The token's session was signed out (on any server). */
+export function sessionRevoked(): DomainError {
+  return new DomainError('SESSION_REVOKED', 'this session was signed out; sign in again', {
+    challenge: { error: 'invalid_token', description: 'session revoked' },
+  });
+}
+
+/** A service key (or ADMIN_KEY) on a user's route. */
+export const serviceKeyRefused = () =>
+  new DomainError('FORBIDDEN', "A service key cannot call a user's route; sign in with a wallet");

@@ -95,10 +95,7 @@ export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput
           expiredBefore: new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS),
         });
         if (outcome.kind === 'conflict') {
-          throw new DomainError(
-            'IDEMPOTENCY_CONFLICT',
-            'This Idempotency-Key was used with another request (another body or route); use a new key',
-          );
+          throw idempotencyConflict();
         }
         if (outcome.kind === 'replay') {
           replay = outcome.answer;
@@ -126,3 +123,10 @@ export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput
   await awaitReplicaAfterWrite(ctx);
   return result;
 });
+
+/** The Idempotency-Key was used with another body or route (or its first request still runs). */
+export const idempotencyConflict = () =>
+  new DomainError(
+    'IDEMPOTENCY_CONFLICT',
+    'This Idempotency-Key was used with another request (another body or route); use a new key',
+  );

@@ -50,6 +50,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   }
 }
 
-function tooLarge(limit: number) {
+/** A request body over `limit` bytes. */
+export function tooLarge(limit: number) {
   return new DomainError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit / 1024} KiB`);
 }

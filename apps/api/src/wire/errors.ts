@@ -14,7 +14,7 @@ import {
 import { isDatabaseUnavailable } from '@signal/db';
 import type { TRPCError } from '@trpc/server';
 import type { ZodError } from 'zod';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES, tooLarge } from './body.js';
 
 export interface WireError {
   status: number;
@@ -104,7 +104,7 @@ export function toWireError(error: unknown): WireError {
       case 'METHOD_NOT_SUPPORTED':
         return wire('NOT_FOUND', 'This path does not take that method');
       case 'PAYLOAD_TOO_LARGE':
-        return wire('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`);
+        return toWireError(tooLarge(MAX_BODY_BYTES));
       default:
         break;
     }

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import bs58 from 'bs58';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   call,
   evmWallet,
@@ -15,7 +15,6 @@ import {
   type Reply,
   signIn,
   solanaWallet,
-  startApi,
   type TestApi,
   type TestWallet,
   useApi,
@@ -40,6 +39,15 @@ const issueNonce = (wallet: string) => issueNonceOn(api, wallet);
 const verifyOn = (server: TestApi, body: unknown, headers?: Record<string, string>) =>
   call(server, 'POST', '/auth/verify', { body, ...(headers ? { headers } : {}) });
 const verify = (body: unknown, headers?: Record<string, string>) => verifyOn(api, body, headers);
+
+/** A fresh wallet signed in once: the verify body it sent (its nonce now used) and the message it signed. */
+async function signedInOnce() {
+  const wallet = evmWallet();
+  const nonce = await issueNonce(wallet.address);
+  const body = { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) };
+  expect((await verify(body)).status).toBe(200);
+  return { body, message: nonce.message };
+}
 
 /** Verify with the wallet's own signature of the nonce's message. */
 const verifySigned = async (wallet: TestWallet, nonce: { nonce: string; message: string }, server = api) =>
@@ -199,10 +207,7 @@ describe('POST /auth/verify: nonce', () => {
   });
 
   it('already-used nonce → 401 INVALID_NONCE', async () => {
-    const wallet = evmWallet();
-    const nonce = await issueNonce(wallet.address);
-    const body = { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) };
-    expect((await verify(body)).status).toBe(200);
+    const { body } = await signedInOnce();
     expectFailure(await verify(body), 401, 'INVALID_NONCE');
   });
 });
@@ -212,13 +217,7 @@ describe('POST /auth/verify: nonce', () => {
 describe.each(['postgres', 'pglite'] as const)(
   'POST /auth/verify: tampered, expired, misdirected nonces on %s',
   (backend) => {
-    let server: TestApi;
-    beforeAll(async () => {
-      server = backend === 'postgres' ? api : await startApi('pglite');
-    });
-    afterAll(async () => {
-      if (server !== api) await server?.stop();
-    });
+    const server = backend === 'postgres' ? api : useApi('pglite');
 
     it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
       const wallet = evmWallet();
@@ -370,12 +369,9 @@ describe('POST /auth/verify: check order', () => {
   });
 
   it('used nonce + bad signature → INVALID_NONCE (the nonce check answers first)', async () => {
-    const wallet = evmWallet();
-    const nonce = await issueNonce(wallet.address);
-    const good = { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) };
-    expect((await verify(good)).status).toBe(200);
+    const { body: good, message } = await signedInOnce();
     const body = expectFailure(
-      await verify({ ...good, signature: await evmWallet().sign(nonce.message) }),
+      await verify({ ...good, signature: await evmWallet().sign(message) }),
       401,
       'INVALID_NONCE',
     );

@@ -55,6 +55,14 @@ describe.each(['postgres', 'pglite'] as const)('sign-in message formats on %s', 
     await api?.stop();
   });
 
+  /** What a sign-in message names for this server: its host, statement and URI, version 1. */
+  const thisSite = () => ({
+    domain: host,
+    statement: DEFAULT_SIGN_IN_STATEMENT,
+    uri: `http://${host}`,
+    version: '1' as const,
+  });
+
   it('siwe: the message is the EIP-4361 text viem writes for this host; signed, it signs in', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const reply = await call(api, 'GET', `/auth/nonce?wallet=${account.address.toLowerCase()}&format=siwe`);
@@ -63,25 +71,12 @@ describe.each(['postgres', 'pglite'] as const)('sign-in message formats on %s', 
     expect(format).toBe('siwe');
     expect(wallet).toBe(account.address);
     const parsed = parseSiweMessage(message);
-    expect(parsed).toMatchObject({
-      domain: host,
-      address: account.address,
-      statement: DEFAULT_SIGN_IN_STATEMENT,
-      uri: `http://${host}`,
-      version: '1',
-      chainId: 1,
-      nonce,
-    });
+    const expected = { ...thisSite(), address: account.address, chainId: 1, nonce };
+    expect(parsed).toMatchObject(expected);
     expect(parsed.expirationTime?.toISOString()).toBe(expiresAt);
     expect(message, 'exactly createSiweMessage of the same fields').toBe(
       createSiweMessage({
-        domain: host,
-        address: account.address,
-        statement: DEFAULT_SIGN_IN_STATEMENT,
-        uri: `http://${host}`,
-        version: '1',
-        chainId: 1,
-        nonce,
+        ...expected,
         issuedAt: parsed.issuedAt as Date,
         expirationTime: parsed.expirationTime as Date,
       }),
@@ -115,15 +110,7 @@ describe.each(['postgres', 'pglite'] as const)('sign-in message formats on %s', 
     const { nonce, message, format } = reply.body;
     expect(format).toBe('siws');
     const parsed = parseSignInMessageText(message);
-    expect(parsed).toMatchObject({
-      domain: host,
-      address: key.address,
-      statement: DEFAULT_SIGN_IN_STATEMENT,
-      uri: `http://${host}`,
-      version: '1',
-      chainId: 'mainnet',
-      nonce,
-    });
+    expect(parsed).toMatchObject({ ...thisSite(), address: key.address, chainId: 'mainnet', nonce });
     expect(message).toBe(createSignInMessageText(parsed as NonNullable<typeof parsed>));
     expect((await verify(api, key.address, nonce, key.signText(message))).status).toBe(200);
 

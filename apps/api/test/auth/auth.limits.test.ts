@@ -6,7 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import { purgeExpiredAuthState } from '@signal/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../../src/ops/maintenance.js';
 import {
   call,
@@ -15,7 +15,6 @@ import {
   type Reply,
   signIn,
   solanaWallet,
-  startApi,
   type TestApi,
   type TestWallet,
   useApi,
@@ -223,15 +222,9 @@ describe('auth rate limit behind a proxy (TRUST_PROXY=true)', () => {
 
 for (const backend of ['postgres', 'pglite'] as const) {
   describe(`nobody can hoard a wallet's nonces on ${backend}`, () => {
-    let api: TestApi;
-    beforeAll(async () => {
-      // The address limit is off (the harness default), as it is for a botnet with 1,000
-      // addresses: what stands between the attacker and the owner is the nonce design alone.
-      api = await startApi(backend);
-    });
-    afterAll(async () => {
-      await api?.stop();
-    });
+    // The address limit is off (the harness default), as it is for a botnet with 1,000
+    // addresses: what stands between the attacker and the owner is the nonce design alone.
+    const api = useApi(backend);
 
     hoardingTests(() => api);
   });

@@ -2,23 +2,9 @@
  * Attacks on the bearer token and the nonce: forged, tampered, expired and orphaned tokens,
  * a race of concurrent verifies of one nonce, and state that must survive a restart.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  evmWallet,
-  expectError,
-  type Reply,
-  signIn,
-  solanaWallet,
-  startApi,
-  type TestApi,
-  useApi,
-} from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, evmWallet, expectError, type Reply, signIn, solanaWallet, useApi, useServerPair } from '../harness.js';
 
 const THIRTY_DAYS_MS = 2_592_000 * 1000;
 
@@ -34,17 +20,13 @@ function flipAt(text: string, index: number): string {
 }
 
 describe('bearer tokens on postgres', () => {
-  let api: TestApi;
+  const api = useApi('postgres');
   let token: string;
   let jwks: { keys: JWK[] };
 
   beforeAll(async () => {
-    api = await startApi('postgres');
     ({ token } = await signIn(api, evmWallet()));
     jwks = (await call(api, 'GET', '/.well-known/jwks.json')).body;
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   const me = (authorization?: string) =>
@@ -182,23 +164,7 @@ describe('bearer tokens on postgres', () => {
 });
 
 describe('two servers sharing one PostgreSQL database and one DATA_DIR', () => {
-  let scratch: ScratchDatabase;
-  let dataDir: string;
-  let a: TestApi;
-  let b: TestApi;
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'signal-api-shared-'));
-    a = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-    b = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-  });
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await scratch?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const { a, b } = useServerPair();
 
   it('concurrent verifies of one nonce across both servers: exactly one token', async () => {
     const wallet = solanaWallet();

@@ -3,14 +3,10 @@
  * tRPC: a session per sign-in named by the token, the user's list of live sessions, ending one,
  * the three sign-out scopes, SESSION_REVOKED from the very next request, and the purge.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { purgeExpiredAuthState } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../../src/ops/maintenance.js';
 import {
   call,
@@ -19,11 +15,11 @@ import {
   type Reply,
   signIn,
   solanaWallet,
-  startApi,
-  type TestApi,
   type TestWallet,
   trpcClient,
   trpcFailure,
+  useApi,
+  useServerPair,
 } from '../harness.js';
 
 const MINUTE = 60_000;
@@ -35,14 +31,8 @@ function expectRevoked(reply: Reply) {
 }
 
 describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
-  let api: TestApi;
-  beforeAll(async () => {
-    // TRUST_PROXY=1: the session keeps the address the rate limit sees, here the forwarded one.
-    api = await startApi(backend, { env: { TRUST_PROXY: '1' } });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  // TRUST_PROXY=1: the session keeps the address the rate limit sees, here the forwarded one.
+  const api = useApi(backend, { env: { TRUST_PROXY: '1' } });
 
   /** Signs `wallet` in from a "device": its User-Agent and forwarded client address. */
   const signInFrom = (wallet: TestWallet, userAgent: string, ip: string) =>
@@ -320,23 +310,7 @@ describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
 });
 
 describe('sessions across two servers sharing one PostgreSQL database', () => {
-  let scratch: ScratchDatabase;
-  let dataDir: string;
-  let a: TestApi;
-  let b: TestApi;
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'signal-api-sessions-'));
-    a = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-    b = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-  });
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await scratch?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const { a, b } = useServerPair();
 
   it('a session ended on one server is refused on the other at the next request; the others go on', async () => {
     const wallet = evmWallet();

@@ -3,22 +3,18 @@
  * every message format across wallet families, sign-in by any linked wallet, unlinking and the
  * sessions it ends (on a second server sharing the database, on PostgreSQL), and races.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   call,
   evmWallet,
   expectError,
   signIn,
   solanaWallet,
-  startApi,
   type TestApi,
   type TestWallet,
   trpcClient,
+  useServerPair,
 } from '../harness.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -35,28 +31,8 @@ async function eventsOf(api: TestApi, userId: number) {
 const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 
 describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s', (backend) => {
-  let a: TestApi;
-  /** A second server on the same database and key (PostgreSQL); on PGlite the same server. */
-  let b: TestApi;
-  let scratch: ScratchDatabase | undefined;
-  let dataDir: string | undefined;
-
-  beforeAll(async () => {
-    if (backend === 'pglite') {
-      a = b = await startApi('pglite');
-      return;
-    }
-    scratch = await createScratchDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'signal-api-wallets-'));
-    a = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-    b = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-  });
-  afterAll(async () => {
-    await a?.stop();
-    if (b !== a) await b?.stop();
-    await scratch?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  /** `b`: a second server on the same database and key (PostgreSQL); on PGlite the same server. */
+  const { a, b } = useServerPair(backend);
 
   const linkNonce = async (token: string | undefined, wallet: TestWallet, query = '') =>
     call(a, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet.address)}&purpose=link${query}`, { token });

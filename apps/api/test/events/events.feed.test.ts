@@ -7,7 +7,16 @@
 import { randomBytes } from 'node:crypto';
 import { purgeEvents } from '@signal/db';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, solanaWallet, trpcClient, useApi } from '../harness.js';
+import {
+  call,
+  createServiceKey,
+  evmWallet,
+  expectError,
+  signIn,
+  solanaWallet,
+  trpcClient,
+  useApi,
+} from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
@@ -15,12 +24,7 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
   const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
   let reader: string;
   beforeAll(async () => {
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'feed reader', scopes: ['events:read'] },
-    });
-    expect(created.status).toBe(201);
-    reader = created.body.key;
+    reader = await createServiceKey(api, ADMIN_KEY, 'feed reader', ['events:read']);
   });
 
   const feed = (query = '', token = reader) => call(api, 'GET', `/events${query}`, { token });
@@ -156,11 +160,8 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
     expectError(await call(api, 'GET', '/events'), 401, 'UNAUTHORIZED');
     const user = await signIn(api, evmWallet());
     expectError(await feed('', user.token), 403, 'FORBIDDEN');
-    const other = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'no events', scopes: ['followers:read'] },
-    });
-    expectError(await feed('', other.body.key), 403, 'FORBIDDEN');
+    const other = await createServiceKey(api, ADMIN_KEY, 'no events', ['followers:read']);
+    expectError(await feed('', other), 403, 'FORBIDDEN');
     expect((await feed('', ADMIN_KEY)).status).toBe(200);
   });
 

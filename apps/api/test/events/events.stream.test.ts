@@ -13,7 +13,7 @@ import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@t
 import { EventSource } from 'eventsource';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readWholeFeed, until, type WireEvent } from '../events-support.js';
-import { call, evmWallet, signIn, useApi } from '../harness.js';
+import { call, createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -71,11 +71,7 @@ describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) 
   const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });
   let reader: string;
   beforeAll(async () => {
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'stream reader', scopes: ['events:read'] },
-    });
-    reader = created.body.key;
+    reader = await createServiceKey(api, ADMIN_KEY, 'stream reader', ['events:read']);
   });
 
   const feedAll = () => readWholeFeed(api, reader);
@@ -156,11 +152,8 @@ describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) 
     expect(none.error?.data?.code).toBe('UNAUTHORIZED');
     const user = await signIn(api, evmWallet());
     const asUser = subscribe(api.url, user.token);
-    const other = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'no events', scopes: ['followers:read'] },
-    });
-    const unscoped = subscribe(api.url, other.body.key);
+    const other = await createServiceKey(api, ADMIN_KEY, 'no events', ['followers:read']);
+    const unscoped = subscribe(api.url, other);
     const unknown = subscribe(api.url, reader, { lastEventId: 'evt_00000000000000000000000000000000' });
     await until(() => [asUser, unscoped, unknown].every((s) => s.error !== undefined), 'the errors');
     expect(asUser.error?.data?.code).toBe('FORBIDDEN');

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import { call, createServiceKey, expectError, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
 import { hanging, type Receiver, startReceiver, status } from '../webhook-receiver.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -45,11 +45,11 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
         WEBHOOK_ENDPOINT_CONCURRENCY: '3',
       },
     });
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'webhook manager', scopes: ['webhooks:manage', 'providers:write', 'events:read'] },
-    });
-    manager = created.body.key;
+    manager = await createServiceKey(api, ADMIN_KEY, 'webhook manager', [
+      'webhooks:manage',
+      'providers:write',
+      'events:read',
+    ]);
   });
   afterAll(async () => {
     await api?.stop();
@@ -73,6 +73,13 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     expect(provider.status).toBe(201);
     return provider.body.id as number;
   };
+  /** Waits until the endpoint `id` is disabled (`what` names the wait in a timeout). */
+  const disabled = (id: string, what: string) =>
+    eventually(
+      async () => (await call(api, 'GET', `/webhooks/${id}`, { token: manager })).body.enabled,
+      (enabled) => enabled === false,
+      what,
+    );
   const log = async (id: string, query = '') =>
     (await call(api, 'GET', `/webhooks/${id}/deliveries${query}`, { token: manager })).body as {
       items: {
@@ -146,12 +153,9 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
 
     // Scopes: no key 401, another scope 403, a user-less key with the scope 200.
     expectError(await call(api, 'GET', '/webhooks'), 401, 'UNAUTHORIZED');
-    const reader = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'r', scopes: ['events:read'] },
-    });
-    expectError(await call(api, 'GET', '/webhooks', { token: reader.body.key }), 403, 'FORBIDDEN');
-    const failure = await trpcFailure(trpcClient(api, reader.body.key).webhooks.list.query());
+    const reader = await createServiceKey(api, ADMIN_KEY, 'r', ['events:read']);
+    expectError(await call(api, 'GET', '/webhooks', { token: reader }), 403, 'FORBIDDEN');
+    const failure = await trpcFailure(trpcClient(api, reader).webhooks.list.query());
     expect(failure.data?.code).toBe('FORBIDDEN');
   });
 
@@ -261,11 +265,7 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     receiver.answer('/gone', status(410));
     const endpoint = await createEndpoint('/gone');
     await providerCreated();
-    await eventually(
-      async () => (await call(api, 'GET', `/webhooks/${endpoint.id}`, { token: manager })).body.enabled,
-      (enabled) => enabled === false,
-      'disabled',
-    );
+    await disabled(endpoint.id, 'disabled');
     expect((await log(endpoint.id)).items).toEqual([
       expect.objectContaining({ attempt: 1, status: 'failed', responseStatus: 410 }),
     ]);
@@ -283,11 +283,7 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     receiver.answer('/down', status(500));
     const endpoint = await createEndpoint('/down');
     await providerCreated();
-    await eventually(
-      async () => (await call(api, 'GET', `/webhooks/${endpoint.id}`, { token: manager })).body.enabled,
-      (enabled) => enabled === false,
-      'disabled after 3 s of failures',
-    );
+    await disabled(endpoint.id, 'disabled after 3 s of failures');
     const page = await log(endpoint.id);
     expect(page.items.every((item) => item.status === 'failed' && item.responseStatus === 500)).toBe(true);
     // More than one attempt, fewer than the schedule allows: it stopped because it was disabled.

@@ -13,15 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  createScratchDatabase,
-  MissingToolError,
-  type PgBouncer,
-  reroute,
-  type ScratchDatabase,
-  startPgBouncer,
-  TEST_ADMIN_URL,
-} from '@signal/test-support';
+import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isolatedStream,
@@ -48,8 +40,7 @@ interface FollowEvent {
 }
 
 describe('the feed under load: two servers, one through PgBouncer', () => {
-  let scratch: ScratchDatabase;
-  let pooler: PgBouncer | undefined;
+  let scratch: PooledScratchDatabase;
   let a: ApiProcess;
   let b: ApiProcess;
   const bus = isolatedStream();
@@ -59,15 +50,7 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
   beforeAll(async () => {
     nats = await connect({ servers: NATS_URL, timeout: 5_000 });
     jsm = await jetstreamManager(nats);
-    scratch = await createScratchDatabase();
-    // CI installs PgBouncer; a machine without it runs both servers direct, and says so.
-    pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
-      if (error instanceof MissingToolError && !process.env.CI) {
-        console.warn(`${error.message}: both servers connect directly`);
-        return undefined;
-      }
-      throw error;
-    });
+    scratch = await createPooledScratchDatabase('both servers connect');
     const env = {
       JWT_PRIVATE_KEY: signingKeyPem(),
       ADMIN_KEY,
@@ -77,12 +60,11 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       EVENT_BUS_SUBJECT_PREFIX: bus.prefix,
     };
     a = await spawnApi({ ...env, DATABASE_URL: scratch.url });
-    b = await spawnApi({ ...env, DATABASE_URL: pooler ? reroute(scratch.url, pooler.url) : scratch.url });
+    b = await spawnApi({ ...env, DATABASE_URL: scratch.pooledUrl });
   }, 60_000);
   afterAll(async () => {
     await a?.crash();
     await b?.crash();
-    await pooler?.stop();
     await scratch?.drop();
     await jsm?.streams.delete(bus.stream).catch(() => {});
     await nats?.close();
@@ -168,8 +150,8 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
     }
     expect(checked).toBe(consumed.length - last.size);
     // The pooler really carried the second server's transactions.
-    if (pooler) {
-      const carried = (await pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0;
+    if (scratch.pooler) {
+      const carried = (await scratch.pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0;
       expect(carried).toBeGreaterThan(100);
     }
     // The bus: the relays of both servers left the whole feed on the stream, once, in feed order.

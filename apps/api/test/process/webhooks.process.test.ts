@@ -9,15 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import {
-  createScratchDatabase,
-  MissingToolError,
-  type PgBouncer,
-  reroute,
-  type ScratchDatabase,
-  startPgBouncer,
-  TEST_ADMIN_URL,
-} from '@signal/test-support';
+import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../harness.js';
@@ -27,32 +19,21 @@ import { hanging, type Receiver, startReceiver, status } from '../webhook-receiv
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 describe('webhook delivery across server processes (PostgreSQL)', () => {
-  let scratch: ScratchDatabase;
+  let scratch: PooledScratchDatabase;
   let direct: DatabaseHandle;
   let receiver: Receiver;
   let env: Record<string, string>;
-  let pooler: PgBouncer | undefined;
   const processes: ApiProcess[] = [];
   const spawn = async (options: { viaPooler?: boolean } = {}) => {
-    const server = await spawnApi(
-      options.viaPooler && pooler ? { ...env, DATABASE_URL: reroute(scratch.url, pooler.url) } : env,
-    );
+    const server = await spawnApi(options.viaPooler ? { ...env, DATABASE_URL: scratch.pooledUrl } : env);
     processes.push(server);
     return server;
   };
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
+    scratch = await createPooledScratchDatabase('both servers connect');
     direct = createDatabase({ url: scratch.url, poolSize: 2 });
     receiver = await startReceiver();
-    // CI installs PgBouncer; a machine without it runs both servers direct, and says so.
-    pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
-      if (error instanceof MissingToolError && !process.env.CI) {
-        console.warn(`${error.message}: both servers connect directly`);
-        return undefined;
-      }
-      throw error;
-    });
     env = {
       DATABASE_URL: scratch.url,
       JWT_PRIVATE_KEY: signingKeyPem(),
@@ -69,7 +50,6 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
     await sql`delete from webhook_endpoints`.execute(direct.db);
   });
   afterAll(async () => {
-    await pooler?.stop();
     await receiver?.close();
     await direct?.close();
     await scratch?.drop();
@@ -106,15 +86,23 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
       `.execute(direct.db)
     ).rows;
   const distinctIds = (path: string) => new Set(receiver.at(path).map((request) => request.id));
+  /**
+   * A server with an endpoint at `path` that the receiver does not answer yet, and `providers`
+   * new providers announced to it: back once the first attempt is in flight.
+   */
+  const attemptsHeld = async (path: string, providers: number) => {
+    const hung = hanging();
+    receiver.answer(path, hung.answer);
+    const a = await spawn();
+    const endpointId = await createEndpoint(a, path);
+    await createProviders([a], providers);
+    await receiver.until((all) => all.some((r) => r.path === path));
+    return { hung, a, endpointId };
+  };
 
   it('kill -9 mid-attempt: every event still arrives (from the other server), none lost', async () => {
-    const hung = hanging();
-    receiver.answer('/killed', hung.answer);
-    const a = await spawn();
-    const endpointId = await createEndpoint(a, '/killed');
-    await createProviders([a], 20);
     // The first server holds attempts in flight (the receiver does not answer them) ...
-    await receiver.until((all) => all.some((r) => r.path === '/killed'));
+    const { hung, a, endpointId } = await attemptsHeld('/killed', 20);
     await a.crash();
     hung.release(200);
     // ... and dies. From now on the receiver answers; a second server takes over.
@@ -133,12 +121,7 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
   }, 180_000);
 
   it('SIGTERM with an attempt in flight: it finishes and is recorded before the exit', async () => {
-    const hung = hanging();
-    receiver.answer('/draining', hung.answer);
-    const a = await spawn();
-    const endpointId = await createEndpoint(a, '/draining');
-    await createProviders([a], 1);
-    await receiver.until((all) => all.some((r) => r.path === '/draining'));
+    const { hung, a, endpointId } = await attemptsHeld('/draining', 1);
     const exited = a.terminate();
     // Stopping (readiness says so), the attempt still open: now the receiver answers it.
     for (;;) {
@@ -175,8 +158,8 @@ describe('webhook delivery across server processes (PostgreSQL)', () => {
     const [byA, byB] = [await delivered(a!), await delivered(b!)];
     expect(byA + byB).toBe(1_000);
     // The pooler really carried the second server's transactions.
-    if (pooler)
-      expect((await pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0).toBeGreaterThan(0);
+    if (scratch.pooler)
+      expect((await scratch.pooler.transactions()).get(new URL(scratch.url).pathname.slice(1)) ?? 0).toBeGreaterThan(0);
     console.log(`two servers, 1,000 webhook deliveries: ${byA} from one, ${byB} from the other, none twice`);
   }, 240_000);
 });

@@ -13,15 +13,7 @@
  * days move with the clock) is crossed by moving B's clock. The same on PGlite with one server.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createScratchDatabase,
-  MissingToolError,
-  type PgBouncer,
-  reroute,
-  type ScratchDatabase,
-  startPgBouncer,
-  TEST_ADMIN_URL,
-} from '@signal/test-support';
+import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
 import { signingKeyPem } from '../process.js';
@@ -91,29 +83,18 @@ async function sameAnswer(b: TestApi, truth: TestApi, path: string, options: Par
 }
 
 describe('the answer cache on two servers sharing PostgreSQL, one through PgBouncer', () => {
-  let scratch: ScratchDatabase;
-  let pooler: PgBouncer | undefined;
+  let scratch: PooledScratchDatabase;
   let a: TestApi;
   let b: TestApi;
   let truth: TestApi;
   let token: string;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL }).catch((error) => {
-      if (error instanceof MissingToolError && !process.env.CI) {
-        console.warn(`${error.message}: server B connects directly`);
-        return undefined;
-      }
-      throw error;
-    });
+    scratch = await createPooledScratchDatabase('server B connects');
     // One signing key: page cursors are sealed with it, so all three give the same bytes.
     const env = { ADMIN_KEY, SEED_PROVIDERS: String(PROVIDERS), METRICS: 'true', JWT_PRIVATE_KEY: signingKeyPem() };
     a = await startApi('postgres', { databaseUrl: scratch.url, env });
-    b = await startApi('postgres', {
-      databaseUrl: pooler ? reroute(scratch.url, pooler.url) : scratch.url,
-      env,
-    });
+    b = await startApi('postgres', { databaseUrl: scratch.pooledUrl, env });
     truth = await startApi('postgres', { databaseUrl: scratch.url, env: { ...env, ANSWER_CACHE_MB: '0' } });
     token = (await signIn(a, evmWallet())).token;
   }, 60_000);
@@ -121,7 +102,6 @@ describe('the answer cache on two servers sharing PostgreSQL, one through PgBoun
     await a?.stop();
     await b?.stop();
     await truth?.stop();
-    await pooler?.stop();
     await scratch?.drop();
   });
 

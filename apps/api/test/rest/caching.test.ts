@@ -6,8 +6,8 @@
  * answering with the GET's headers and no body, on REST, tRPC and the service endpoints.
  * PostgreSQL in full, the main checks once more on PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, evmWallet, startApi, type TestApi, useApiWithUser } from '../harness.js';
 import { rawHttp } from '../raw-http.js';
 
 /** The operator's master key, for the GET routes that take a service key. */
@@ -206,26 +206,18 @@ async function checkHead(api: TestApi, token: string) {
 }
 
 describe('HTTP caching on postgres', () => {
-  let api: TestApi;
-  let token: string;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
-    ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const { api, user } = useApiWithUser('postgres', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
 
   it('ETag and public Cache-Control on the public reads; 304 with no body; a token gets no-store', async () => {
-    await checkCacheableReads(api, token);
+    await checkCacheableReads(api, user.token);
   });
 
   it('a follow changes the tags of that provider, its stats and the list, and no other', async () => {
-    await checkTagsFollowData(api, token);
+    await checkTagsFollowData(api, user.token);
   });
 
   it('HEAD answers every GET route with the same headers and no body', async () => {
-    await checkHead(api, token);
+    await checkHead(api, user.token);
   });
 
   it('a page asked by cursor is cached like any other', async () => {
@@ -272,20 +264,12 @@ describe('HTTP caching on postgres', () => {
 });
 
 describe('HTTP caching on pglite', () => {
-  let api: TestApi;
-  let token: string;
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
-    ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const { api, user } = useApiWithUser('pglite', { env: { SEED_PROVIDERS: '12', ADMIN_KEY } });
 
   it('ETag, 304, no-store with a token; tags follow the data; HEAD', async () => {
-    await checkCacheableReads(api, token);
-    await checkTagsFollowData(api, token);
-    await checkHead(api, token);
+    await checkCacheableReads(api, user.token);
+    await checkTagsFollowData(api, user.token);
+    await checkHead(api, user.token);
     await checkInvalidNeverRevalidated(api);
   });
 });

@@ -6,9 +6,20 @@
  * order, listing or user) cursors. Ties are made on purpose (equal follower counts, names and
  * creation instants down to the microsecond). PostgreSQL in full, the main walks on PGlite.
  */
+import type { Backend } from '@signal/test-support';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  signInUsers,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+  useApi,
+} from '../harness.js';
 import { addTies, ORDERS, SORTS, walkByCursor, walkByPage } from '../paging.js';
 
 /** The ids of `GET /providers?<query>` walked by page number. */
@@ -202,18 +213,19 @@ async function checkFollowingWalk(api: TestApi) {
   for (const id of [...ids, 20]) await call(api, 'DELETE', `/providers/${id}/follow`, { token });
 }
 
-describe('cursor paging on postgres', () => {
-  let api: TestApi;
-  let tokens: string[];
+/** The block's server: `seed` providers plus the ties (addTies), and three users signed in. */
+function useTiedCatalogue(backend: Backend, seed: number) {
+  const api = useApi(backend, { env: { SEED_PROVIDERS: String(seed) } });
+  const tokens: string[] = [];
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '40' } });
     await addTies(api);
-    tokens = [];
-    for (let i = 0; i < 3; i += 1) tokens.push((await signIn(api, evmWallet())).token);
+    tokens.push(...(await signInUsers(api, 3)));
   });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  return { api, tokens };
+}
+
+describe('cursor paging on postgres', () => {
+  const { api, tokens } = useTiedCatalogue('postgres', 40);
 
   it('every sort and order: a cursor walk visits each provider once, in the page walk order (REST and tRPC)', async () => {
     await checkEveryWalk(api);
@@ -233,17 +245,7 @@ describe('cursor paging on postgres', () => {
 });
 
 describe('cursor paging on pglite', () => {
-  let api: TestApi;
-  let tokens: string[];
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '25' } });
-    await addTies(api);
-    tokens = [];
-    for (let i = 0; i < 3; i += 1) tokens.push((await signIn(api, evmWallet())).token);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const { api, tokens } = useTiedCatalogue('pglite', 25);
 
   it('walks, walks under changing counts, refusals, /me/following', async () => {
     await checkEveryWalk(api);

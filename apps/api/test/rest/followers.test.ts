@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from '../harness.js';
+import { call, createServiceKey, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const FOLLOWERS = 10_000;
@@ -67,25 +67,21 @@ describe.each(['postgres', 'pglite'] as const)('followers of a provider on %s', 
     // HTTP after the seeding: on PGlite the seeding holds the event loop (the database runs in
     // this process) longer than the keep-alive timeout, and a connection opened before it would
     // be closed under the next request.
-    const created = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'fan-out', scopes: ['followers:read'] },
-    });
-    reader = created.body.key;
+    reader = await createServiceKey(api, ADMIN_KEY, 'fan-out', ['followers:read']);
     userToken = (await signIn(api, evmWallet())).token;
   });
 
   it('opens to followers:read and ADMIN_KEY only; a user token or another scope is 403, no key 401', async () => {
     expect((await page(small)).status).toBe(200);
     expect((await page(small, '', ADMIN_KEY)).status).toBe(200);
-    const other = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: {
-        name: 'writer',
-        scopes: ['providers:write', 'stats:write', 'events:read', 'webhooks:manage', 'keys:manage'],
-      },
-    });
-    expectError(await page(small, '', other.body.key), 403, 'FORBIDDEN');
+    const other = await createServiceKey(api, ADMIN_KEY, 'writer', [
+      'providers:write',
+      'stats:write',
+      'events:read',
+      'webhooks:manage',
+      'keys:manage',
+    ]);
+    expectError(await page(small, '', other), 403, 'FORBIDDEN');
     expectError(await page(small, '', userToken), 403, 'FORBIDDEN');
     const anonymous = await call(api, 'GET', `/providers/${small}/followers`);
     expectError(anonymous, 401, 'UNAUTHORIZED');

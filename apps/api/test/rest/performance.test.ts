@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, trpcClient, useApi } from '../harness.js';
+import { call, createServiceKey, expectError, trpcClient, useApi } from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const DAY = 86_400_000;
@@ -120,11 +120,7 @@ describe.each(['postgres', 'pglite'] as const)('published performance on %s', (b
     call(api, 'POST', `/providers/${id}/performance`, { token, body });
 
   beforeAll(async () => {
-    const key = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'pipeline', scopes: ['stats:write'] },
-    });
-    publisher = key.body.key;
+    publisher = await createServiceKey(api, ADMIN_KEY, 'pipeline', ['stats:write']);
     const now = api.now();
     today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   });
@@ -266,11 +262,8 @@ describe.each(['postgres', 'pglite'] as const)('published performance on %s', (b
       'PAYLOAD_TOO_LARGE',
     );
     // Scope: a providers:write key cannot publish; unknown provider → 404.
-    const writer = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: 'writer', scopes: ['providers:write'] },
-    });
-    expectError(await publish(id, { points: [] }, writer.body.key), 403, 'FORBIDDEN');
+    const writer = await createServiceKey(api, ADMIN_KEY, 'writer', ['providers:write']);
+    expectError(await publish(id, { points: [] }, writer), 403, 'FORBIDDEN');
     expectError(await publish(9007199254740991, { points: [] }), 404, 'PROVIDER_NOT_FOUND');
   });
 

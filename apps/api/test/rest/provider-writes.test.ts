@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from '../harness.js';
+import { call, createServiceKey, evmWallet, expectError, signIn, trpcClient, trpcFailure, useApi } from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
@@ -16,14 +16,7 @@ describe.each(['postgres', 'pglite'] as const)('provider writes on %s', (backend
   let writer: string;
   let publisher: string;
 
-  const createKey = async (scopes: string[]) => {
-    const reply = await call(api, 'POST', '/admin/keys', {
-      token: ADMIN_KEY,
-      body: { name: scopes.join(' '), scopes },
-    });
-    expect(reply.status).toBe(201);
-    return reply.body.key as string;
-  };
+  const createKey = (scopes: string[]) => createServiceKey(api, ADMIN_KEY, scopes.join(' '), scopes);
   const write = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     call(api, method, path, { token: writer, body, headers });
 

@@ -4,8 +4,8 @@
  * page, detail and stats consistent with the list and with the follow relation, and 404s for
  * unknown ids. The full set runs on PostgreSQL; the main checks run once more on PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, expectError, type TestApi, useApiWithUser } from '../harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY_MS = 86_400_000;
@@ -261,15 +261,7 @@ async function checkUnknownIds(api: TestApi, token: string) {
 
 describe('provider catalogue on postgres', () => {
   const N = 57;
-  let api: TestApi;
-  let token: string;
-  beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: String(N) } });
-    ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const { api, user } = useApiWithUser('postgres', { env: { SEED_PROVIDERS: String(N) } });
 
   it('the seed made N providers whose follower counts are their follow rows', async () => {
     const rows = await dbProviders(api);
@@ -377,11 +369,11 @@ describe('provider catalogue on postgres', () => {
 
   it('following and unfollowing moves the list, detail and stats counts together', async () => {
     const rows = await dbProviders(api);
-    await checkFollowMovesCounts(api, token, rows[0]!.id);
+    await checkFollowMovesCounts(api, user.token, rows[0]!.id);
   });
 
   it('unknown provider ids answer 404 PROVIDER_NOT_FOUND on detail, stats, follow and unfollow', async () => {
-    await checkUnknownIds(api, token);
+    await checkUnknownIds(api, user.token);
   });
 });
 
@@ -389,15 +381,7 @@ describe('provider catalogue on postgres', () => {
 
 describe('provider catalogue on pglite', () => {
   const N = 23;
-  let api: TestApi;
-  let token: string;
-  beforeAll(async () => {
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: String(N) } });
-    ({ token } = await signIn(api, evmWallet()));
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const { api, user } = useApiWithUser('pglite', { env: { SEED_PROVIDERS: String(N) } });
 
   it('list defaults, envelope, every sort and page walk, detail, stats, follow, 404s', async () => {
     const rows = await dbProviders(api);
@@ -416,7 +400,7 @@ describe('provider catalogue on pglite', () => {
       api,
       rows.map((row) => row.id),
     );
-    await checkFollowMovesCounts(api, token, rows[0]!.id);
-    await checkUnknownIds(api, token);
+    await checkFollowMovesCounts(api, user.token, rows[0]!.id);
+    await checkUnknownIds(api, user.token);
   });
 });

@@ -9,7 +9,7 @@
  */
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, type TestApi, trpcClient, trpcFailure, useApi } from '../harness.js';
+import { call, expectError, signInUsers, type TestApi, trpcClient, trpcFailure, useApi } from '../harness.js';
 import { walkByCursor, walkByPage } from '../paging.js';
 
 /** Names that trip a naive search: LIKE's own characters, case, and letters beyond ASCII. */
@@ -353,8 +353,7 @@ for (const backend of ['postgres', 'pglite'] as const) {
     let tokens: string[];
     beforeAll(async () => {
       await addNamedProviders(api);
-      tokens = [];
-      for (let i = 0; i < 2; i += 1) tokens.push((await signIn(api, evmWallet())).token);
+      tokens = await signInUsers(api, 2);
     });
 
     it('q: a substring ignoring ASCII case; %, _ and \\ literal; non-ASCII names (REST and tRPC)', async () => {

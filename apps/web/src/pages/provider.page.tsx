@@ -35,6 +35,13 @@ function Figure({ label, value, hint, tone }: { label: string; value: string; hi
  * first published day (signed, green or red, "—" where no point is that old yet), the deepest
  * fall, the win rate, then signals and followers; all as of the series' last day.
  */
+/** The windows of the ROI figures, shortest first: days and the Stats field. */
+const ROI_WINDOWS = [
+  [7, 'roi7dPct'],
+  [30, 'roi30dPct'],
+  [90, 'roi90dPct'],
+] as const satisfies readonly (readonly [number, keyof ProviderStats])[];
+
 function Statistics({ stats }: { stats: ProviderStats }) {
   const wins = Math.round(stats.totalSignals * stats.winRate);
   const published = stats.tradingDays > 0;
@@ -48,24 +55,15 @@ function Statistics({ stats }: { stats: ProviderStats }) {
           : 'No performance published yet.'}
       </p>
       <dl className="figures" data-testid="figures">
-        <Figure
-          label="ROI 7d"
-          value={formatPct(stats.roi7dPct)}
-          hint={roiHint(7, stats.roi7dPct)}
-          tone={toneClass(stats.roi7dPct)}
-        />
-        <Figure
-          label="ROI 30d"
-          value={formatPct(stats.roi30dPct)}
-          hint={roiHint(30, stats.roi30dPct)}
-          tone={toneClass(stats.roi30dPct)}
-        />
-        <Figure
-          label="ROI 90d"
-          value={formatPct(stats.roi90dPct)}
-          hint={roiHint(90, stats.roi90dPct)}
-          tone={toneClass(stats.roi90dPct)}
-        />
+        {ROI_WINDOWS.map(([days, pct]) => (
+          <Figure
+            key={days}
+            label={`ROI ${days}d`}
+            value={formatPct(stats[pct])}
+            hint={roiHint(days, stats[pct])}
+            tone={toneClass(stats[pct])}
+          />
+        ))}
         <Figure
           label="ROI all time"
           value={formatPct(stats.roiAllPct)}

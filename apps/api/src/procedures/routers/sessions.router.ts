@@ -73,7 +73,10 @@ export const sessionsRouter = router({
         userId: ctx.auth.userId,
         now: ctx.services.now(),
       });
-      if (!revoked) throw new DomainError('SESSION_NOT_FOUND', `you have no session ${input.id}`);
+      if (!revoked) throw sessionNotFound(input.id);
       return { id: input.id, revoked: true as const };
     }),
 });
+
+/** The signed-in user has no session `id` (unknown, or another user's). */
+export const sessionNotFound = (id: string) => new DomainError('SESSION_NOT_FOUND', `you have no session ${id}`);

@@ -89,7 +89,7 @@ export const walletsRouter = router({
         case 'user-not-found':
           throw walletNotFound();
         case 'linked-elsewhere':
-          throw new DomainError('WALLET_ALREADY_LINKED', `${wallet.wallet} is linked to another user`);
+          throw walletAlreadyLinked(wallet.wallet);
         case 'already-linked':
           // REST answers 201 (the route's successStatus) unless told otherwise.
           ctx.res.statusCode = 200;
@@ -149,8 +149,13 @@ export const walletsRouter = router({
         now: ctx.services.now(),
       });
       if (outcome.status === 'not-linked') throw new DomainError('NOT_FOUND', `${wallet} is not linked to you`);
-      if (outcome.status === 'last-wallet')
-        throw new DomainError('LAST_WALLET', `${wallet} is your only wallet; link another before unlinking it`);
+      if (outcome.status === 'last-wallet') throw lastWallet(wallet);
       return { wallet, unlinked: true as const };
     }),
 });
+
+export const walletAlreadyLinked = (wallet: string) =>
+  new DomainError('WALLET_ALREADY_LINKED', `${wallet} is linked to another user`);
+
+export const lastWallet = (wallet: string) =>
+  new DomainError('LAST_WALLET', `${wallet} is your only wallet; link another before unlinking it`);

@@ -1,0 +1,35 @@
+/**
+ * The shapes several wire schemas repeat, written once: a timestamp, a bounded non-empty text,
+ * a page size with its default, and the answer of a call that ends something (`{ id, revoked: true }`).
+ */
+import { z } from 'zod';
+import { integerParam } from './query-params.js';
+
+export const isoTimestamp = z.iso.datetime().describe('ISO 8601 timestamp, UTC');
+
+/** Text of 1..`max` characters, with the contract's messages for either bound. */
+export function boundedText(max: number) {
+  return z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+}
+
+/** `limit` of a listing: `<items> per page, 1..max`, `fallback` when absent. */
+export function pageLimitParam(items: string, max: number, fallback: number) {
+  return integerParam(`${items} per page, 1..${max}`, 1, max).default(fallback);
+}
+
+/** The answer of a call that ends something: the id it ended and `<flag>: true`. */
+export function endedSchema<const Flag extends string>(flag: Flag, description: string) {
+  return z.object({ id: z.string().describe(description) }).extend({ [flag]: z.literal(true) } as {
+    [K in Flag]: z.ZodLiteral<true>;
+  });
+}
+
+/**
+ * The input of a `PATCH /<resource>/{id}`: the path's `id` and a non-empty subset of the other
+ * fields (each optional in `shape`); unknown fields are refused.
+ */
+export function patchSchema<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z
+    .strictObject(shape)
+    .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
+}
