@@ -97,9 +97,13 @@ function requestHistogram(registry: Registry) {
       const series = list[i] as Series;
       if (series.status === status && series.seen === seen) return series;
     }
+    // Another method that is `other` too shares that series (one series per label set).
+    const method = METHODS.has(seen) ? seen : 'other';
+    const same = list.find((series) => series.status === status && series.labels.method === method);
+    if (same) return same;
     const series: Series = {
       seen,
-      labels: { method: METHODS.has(seen) ? seen : 'other', route, status: String(status) },
+      labels: { method, route, status: String(status) },
       status,
       counts: new Float64Array(bounds.length + 1),
       sum: 0,
