@@ -62,6 +62,9 @@ interface KernelCounts {
   wakeups: number | null;
   reads: number | null;
   writes: number | null;
+  /** CPU time in user space and in the kernel, ms (USER_HZ 100). */
+  userMs: number | null;
+  systemMs: number | null;
 }
 
 async function kernelCounts(pid: number): Promise<KernelCounts> {
@@ -71,7 +74,16 @@ async function kernelCounts(pid: number): Promise<KernelCounts> {
     const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(text);
     return match ? Number(match[1]) : null;
   };
-  return { wakeups: field(status, 'voluntary_ctxt_switches'), reads: field(io, 'syscr'), writes: field(io, 'syscw') };
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const times = stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
+  const ticks = (index: number) => (times[index] === undefined ? null : Number(times[index]) * 10);
+  return {
+    wakeups: field(status, 'voluntary_ctxt_switches'),
+    reads: field(io, 'syscr'),
+    writes: field(io, 'syscw'),
+    userMs: ticks(11),
+    systemMs: ticks(12),
+  };
 }
 
 /** `a wake-ups, b reads, c writes` per request between two counts (warm-up requests included). */
@@ -82,7 +94,12 @@ function perRequest(before: KernelCounts, after: KernelCounts, served: number): 
     const b = before[key];
     return a === null || b === null ? '?' : ((a - b) / served).toFixed(2);
   };
-  return `${each('wakeups')} wake-ups, ${each('reads')} reads, ${each('writes')} writes`;
+  const micro = (key: keyof KernelCounts) => {
+    const a = after[key];
+    const b = before[key];
+    return a === null || b === null ? '?' : Math.round(((a - b) * 1000) / served);
+  };
+  return `${each('wakeups')} wake-ups, ${each('reads')} reads, ${each('writes')} writes, user ${micro('userMs')} µs + system ${micro('systemMs')} µs`;
 }
 
 async function measure(
@@ -170,7 +187,12 @@ export async function deploymentRows(run: DeploymentRun): Promise<Map<string, Ro
           const pooled = new URL(pooler.url);
           url.hostname = pooled.hostname;
           url.port = pooled.port;
-          through = await start(named(spec(url.toString()), 'via pgbouncer'));
+          // BENCH_POOLED_POOL_SIZE: the pooled API's DATABASE_POOL_SIZE (default: the same 10 as
+          // direct), for trying a larger client pool in front of PgBouncer's 20 server connections.
+          const poolSize = process.env.BENCH_POOLED_POOL_SIZE;
+          through = await start(
+            named(spec(url.toString()), 'via pgbouncer', poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
+          );
           for (const [key, name, paths] of [
             ['pooler-detail', 'detail through PgBouncer vs direct', details],
             ['pooler-list', 'list page 1 through PgBouncer vs direct', [PAGE_1]],
