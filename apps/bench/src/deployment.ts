@@ -53,6 +53,55 @@ async function processCpuMs(pid: number): Promise<number | null> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * Kernel-side counts of a process so far: voluntary context switches (each a sleep in
+ * epoll_wait that something woke: fewer answers per wake-up means more of them per request)
+ * and read/write system calls (/proc/<pid>/io). Null fields when /proc does not have them.
+ */
+interface KernelCounts {
+  wakeups: number | null;
+  reads: number | null;
+  writes: number | null;
+  /** CPU time in user space and in the kernel, ms (USER_HZ 100). */
+  userMs: number | null;
+  systemMs: number | null;
+}
+
+async function kernelCounts(pid: number): Promise<KernelCounts> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const io = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => '');
+  const field = (text: string, name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(text);
+    return match ? Number(match[1]) : null;
+  };
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const times = stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
+  const ticks = (index: number) => (times[index] === undefined ? null : Number(times[index]) * 10);
+  return {
+    wakeups: field(status, 'voluntary_ctxt_switches'),
+    reads: field(io, 'syscr'),
+    writes: field(io, 'syscw'),
+    userMs: ticks(11),
+    systemMs: ticks(12),
+  };
+}
+
+/** `a wake-ups, b reads, c writes` per request between two counts (warm-up requests included). */
+function perRequest(before: KernelCounts, after: KernelCounts, served: number): string | undefined {
+  if (served <= 0) return undefined;
+  const each = (key: keyof KernelCounts) => {
+    const a = after[key];
+    const b = before[key];
+    return a === null || b === null ? '?' : ((a - b) / served).toFixed(2);
+  };
+  const micro = (key: keyof KernelCounts) => {
+    const a = after[key];
+    const b = before[key];
+    return a === null || b === null ? '?' : Math.round(((a - b) * 1000) / served);
+  };
+  return `${each('wakeups')} wake-ups, ${each('reads')} reads, ${each('writes')} writes, user ${micro('userMs')} µs + system ${micro('systemMs')} µs`;
+}
+
 async function measure(
   name: string,
   service: ServerProcess,
@@ -63,8 +112,13 @@ async function measure(
   poolerPid?: number,
 ): Promise<Row> {
   const poolerBefore = poolerPid ? await processCpuMs(poolerPid) : null;
+  const kernelBefore = await Promise.all([kernelCounts(service.pid), kernelCounts(reference.pid)]);
   const result = await compare(get(service, [...paths]), get(reference, [...paths]), plan);
+  const kernelAfter = await Promise.all([kernelCounts(service.pid), kernelCounts(reference.pid)]);
   const poolerAfter = poolerPid ? await processCpuMs(poolerPid) : null;
+  // Each process serves only its own side's rounds (and warm-up), so its counts divide by those.
+  const serviceKernel = perRequest(kernelBefore[0], kernelAfter[0], result.service.served);
+  const referenceKernel = result.baseline && perRequest(kernelBefore[1], kernelAfter[1], result.baseline.served);
   // Only the service side goes through the pooler: its CPU over every request of that side.
   const poolerUs =
     poolerBefore !== null && poolerAfter !== null && result.service.served > 0
@@ -74,6 +128,9 @@ async function measure(
   const notes = [
     note,
     poolerUs !== null ? `PgBouncer's own CPU ${Math.round(poolerUs)} µs/req` : undefined,
+    serviceKernel && referenceKernel
+      ? `API per request, service: ${serviceKernel}; baseline column: ${referenceKernel}`
+      : undefined,
     failures > 0 ? `${failures} failed responses` : undefined,
   ]
     .filter(Boolean)
@@ -130,7 +187,12 @@ export async function deploymentRows(run: DeploymentRun): Promise<Map<string, Ro
           const pooled = new URL(pooler.url);
           url.hostname = pooled.hostname;
           url.port = pooled.port;
-          through = await start(named(spec(url.toString()), 'via pgbouncer'));
+          // BENCH_POOLED_POOL_SIZE: the pooled API's DATABASE_POOL_SIZE (default: the same 10 as
+          // direct), for trying a larger client pool in front of PgBouncer's 20 server connections.
+          const poolSize = process.env.BENCH_POOLED_POOL_SIZE;
+          through = await start(
+            named(spec(url.toString()), 'via pgbouncer', poolSize ? { DATABASE_POOL_SIZE: poolSize } : {}),
+          );
           for (const [key, name, paths] of [
             ['pooler-detail', 'detail through PgBouncer vs direct', details],
             ['pooler-list', 'list page 1 through PgBouncer vs direct', [PAGE_1]],

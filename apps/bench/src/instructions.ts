@@ -243,6 +243,20 @@ async function count(counted: Counted, request: RequestAt, plan: InstructionPlan
   return counts;
 }
 
+/** Requests 1, 2, … `concurrency` at a time, so a pool grows by at most one connection per step. */
+async function rampUp(url: string, request: RequestAt, concurrency: number): Promise<void> {
+  for (let inFlight = 1; inFlight <= concurrency; inFlight++) {
+    await Promise.all(
+      Array.from({ length: inFlight }, async (_, worker) => {
+        const { method = 'GET', path, headers, body } = request(worker, worker, 0);
+        // A write here would leave state behind (a follow): the ramp sends reads only.
+        if (method !== 'GET') return;
+        await (await fetch(`${url}${path}`, { headers, body })).arrayBuffer();
+      }),
+    );
+  }
+}
+
 export async function assertValgrind(): Promise<void> {
   try {
     await run('valgrind', ['--version']);
@@ -290,6 +304,13 @@ export async function countInstructions(options: {
     ]);
     const rows: InstructionRow[] = [];
     for (const key of options.keys) {
+      // The pool's connections opened one at a time before the row's stream: ten opened at once
+      // by a server running ~50× slower on a loaded machine outlast the pool's 5 s connect
+      // timeout, and the row fails with 503s.
+      await Promise.all([
+        rampUp(service.server.url, serviceRequests[key], options.plan.concurrency),
+        baseline && baselineRequests && rampUp(baseline.server.url, baselineRequests[key], options.plan.concurrency),
+      ]);
       const started = performance.now();
       const [s, b] = await Promise.all([
         count(service, serviceRequests[key], options.plan),

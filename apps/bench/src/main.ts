@@ -20,6 +20,11 @@
  *   --perf-map           with --instructions: V8 writes /tmp/perf-<pid>.map for callgrind-js.ts
  *   --no-baseline        with --instructions: count the service alone (an --api build whose
  *                        migrations predate the baseline's statements)
+ *   --against <what>     with --instructions: the baseline column is the service itself, and the
+ *                        service column the same build with `metrics` (METRICS=true) or through a
+ *                        transaction-mode PgBouncer (`pooler`): the cost of the option, counted
+ *   --node-args <flags>  with --instructions: V8 flags for both counted servers (space-separated,
+ *                        e.g. "--single-threaded": no background compiling or marking)
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -32,6 +37,7 @@ import { buildAuthMessage } from '@signal/core';
 import { createNonceCodec, type NonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
+import { startPgBouncer } from '@signal/test-support';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
 import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
 import {
@@ -102,6 +108,8 @@ const { values: args } = parseArgs({
     window: { type: 'string' },
     'perf-map': { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
+    against: { type: 'string' },
+    'node-args': { type: 'string' },
   },
 });
 
@@ -401,36 +409,67 @@ async function instructionsMain() {
   await assertValgrind();
   const catalogue = await prepareCatalogue(10_000, log, await catalogueDb());
   const release = await holdCatalogue(catalogue.url);
+  let pooler: Awaited<ReturnType<typeof startPgBouncer>> | undefined;
   try {
     const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     // --window N: requests per window and of warm-up (a quicker run on a busy machine).
     const window = numberArg(args.window, 3_000);
     const instructionPlan = { warmup: window, window, windows: numberArg(args.rounds, 3), concurrency: 10 };
     // --perf-map: V8 writes /tmp/perf-<pid>.map, so callgrind-js.ts can name the compiled code.
-    const nodeArgs = args['perf-map'] ? ['--perf-basic-prof'] : [];
+    const nodeArgs = [
+      ...(args['perf-map'] ? ['--perf-basic-prof'] : []),
+      ...(args['node-args']?.split(' ').filter(Boolean) ?? []),
+    ];
     const serviceSpec = apiSpec(catalogue, privateKeyPem, nodeArgs);
-    const rows = await countInstructions({
-      // Under callgrind a request can take longer than the 30 s a client gets by default to
-      // send one (REQUEST_TIMEOUT_MS), and an idle keep-alive socket closed by the server just
-      // as the client reuses it resets the request: the counted server must not refuse its own.
-      service: {
-        ...serviceSpec,
-        env: {
-          ...serviceSpec.env,
-          REQUEST_TIMEOUT_MS: '600000',
-          HEADERS_TIMEOUT_MS: '600000',
-          KEEP_ALIVE_TIMEOUT_MS: '600000',
-        },
+    // Under callgrind a request can take longer than the 30 s a client gets by default to
+    // send one (REQUEST_TIMEOUT_MS), and an idle keep-alive socket closed by the server just
+    // as the client reuses it resets the request: the counted server must not refuse its own.
+    const counted = {
+      ...serviceSpec,
+      env: {
+        ...serviceSpec.env,
+        REQUEST_TIMEOUT_MS: '600000',
+        HEADERS_TIMEOUT_MS: '600000',
+        KEEP_ALIVE_TIMEOUT_MS: '600000',
       },
+    };
+    // --against metrics|pooler: the service with the option against the service without it.
+    const against = args.against;
+    if (against !== undefined && against !== 'metrics' && against !== 'pooler')
+      throw new Error(`--against takes metrics or pooler, not ${against}`);
+    if (against === 'pooler') {
+      pooler = await startPgBouncer({ upstream: catalogue.url });
+      log(`PgBouncer at ${pooler.url}`);
+    }
+    const variant = (() => {
+      if (against === 'metrics')
+        return { ...counted, name: `${counted.name} metrics`, env: { ...counted.env, METRICS: 'true' } };
+      if (against === 'pooler' && pooler) {
+        const url = new URL(catalogue.url);
+        const pooled = new URL(pooler.url);
+        url.hostname = pooled.hostname;
+        url.port = pooled.port;
+        return {
+          ...counted,
+          name: `${counted.name} via pgbouncer`,
+          env: { ...counted.env, DATABASE_URL: url.toString() },
+        };
+      }
+      return counted;
+    })();
+    const rows = await countInstructions({
+      service: variant,
       // --no-baseline: the service alone (an --api build older than the baseline's schema).
       baseline: args['no-baseline']
         ? undefined
-        : {
-            name: 'baseline 10k',
-            script: BASELINE_MAIN,
-            env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
-            nodeArgs,
-          },
+        : against !== undefined
+          ? { ...counted, name: `${counted.name} plain` }
+          : {
+              name: 'baseline 10k',
+              script: BASELINE_MAIN,
+              env: { DATABASE_URL: catalogue.url, JWT_PRIVATE_KEY: privateKeyPem },
+              nodeArgs,
+            },
       ids: await randomProviderIds(catalogue.url, 200),
       keys: INSTRUCTION_KEYS.filter(wanted),
       // Both servers share the signing key, so the nonces minted here are theirs (sign-in.ts).
@@ -447,12 +486,14 @@ async function instructionsMain() {
         '..',
         'artifacts',
         'instructions',
-        createHash('sha256').update(apiMain).digest('hex').slice(0, 8),
+        createHash('sha256').update(apiMain).digest('hex').slice(0, 8) + (against ? `-${against}` : ''),
       ),
       log,
     });
-    console.log(`\nAPI: ${apiMain}\n${instructionTable(rows, instructionPlan)}\n`);
+    const sides = against ? ` (service: ${variant.name}; baseline column: the same build without it)` : '';
+    console.log(`\nAPI: ${apiMain}${sides}\n${instructionTable(rows, instructionPlan)}\n`);
   } finally {
+    await pooler?.stop();
     await release();
   }
 }

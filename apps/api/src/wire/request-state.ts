@@ -14,6 +14,8 @@ export interface RequestState {
   log?: Logger;
   /** The route label for the metrics: a template, never the raw path. */
   route?: string;
+  /** When the metrics began timing it (performance.now()), when they are on. */
+  started?: number;
 }
 
 const states = new WeakMap<IncomingMessage, RequestState>();

@@ -104,6 +104,26 @@ describe('METRICS=true on PostgreSQL', () => {
     for (const route of routes) expect(route).toMatch(/^(\/[a-z.{}/()-]*|\(none\))$/i);
   });
 
+  it('counts methods outside the seven under one `other` series per route and status', async () => {
+    const before = await scrape(`${api.url}/metrics`);
+    for (const method of ['PROPFIND', 'MKCOL', 'PROPFIND'])
+      await (await fetch(`${api.url}/x7Qz`, { method })).arrayBuffer();
+    const after = await scrape(`${api.url}/metrics`);
+    const other = (families: Map<string, Family>) =>
+      families
+        .get('http_request_duration_seconds')
+        ?.samples.filter(
+          (s) =>
+            s.name === 'http_request_duration_seconds_count' &&
+            s.labels.method === 'other' &&
+            s.labels.route === '(none)' &&
+            s.labels.status === '404',
+        ) ?? [];
+    // One series for the label set, however many raw methods fed it.
+    expect(other(after)).toHaveLength(1);
+    expect((other(after)[0]?.value ?? 0) - (other(before)[0]?.value ?? 0)).toBe(3);
+  });
+
   it('reports the pg pool, the event loop and the process', async () => {
     const families = await scrape(`${api.url}/metrics`);
     expect(sampleValue(families, 'signal_db_pool_max', { pool: 'primary', backend: 'postgres' })).toBe(10);
