@@ -7,10 +7,11 @@
  * Why beside the CPU rows: on a shared 2-core VM the same code's CPU time per request moves
  * 10–40 % between runs (steal, cache and frequency effects), more than most changes worth
  * measuring. An instruction count does not depend on what else the machine is doing: the
- * windows of one server start agree to about 1 %. Between starts V8 does not always settle on
- * the same compiled code (one start in three read 20 % more on a small request, BENCH.md), so
- * two builds (`--api` points at another checkout's dist/main.js) are compared over more than
- * one start each. What it leaves out: kernel time (both sides make the same syscalls) and the
+ * windows of one server start agree to about 1 %. Between starts V8 did not always settle on
+ * the same compiled code (one start in three read 20 % more on a small request, BENCH.md):
+ * each side runs with STEADY_V8_FLAGS, and for `plan.starts` fresh starts, one after the
+ * other; a row's figure is the median of its starts (each the median of its windows), so two
+ * builds (`--api` points at another checkout's dist/main.js) are compared over several starts. What it leaves out: kernel time (both sides make the same syscalls) and the
  * cost of cache misses. It is a complement to the CPU rows, not a replacement: the targets
  * stay on CPU time.
  *
@@ -27,12 +28,29 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { median } from './load.js';
+import { BENCH_ADMIN_KEY, createServiceKey } from './operator-rows.js';
 import { PAGE_1 } from './scenarios.js';
 import { LISTEN_HOST, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 import { signIn } from './sign-in.js';
 import { evmWallet } from './wallets.js';
 
 const run = promisify(execFile);
+
+/**
+ * V8 flags both counted servers run with, so that two starts of one build count alike.
+ * Between starts the default V8 settled on different steady states (/me 409k–515k, follow
+ * 323k–445k on the baseline over four starts, while the windows of one start agreed to 1 %):
+ * under valgrind, which runs one thread at a time, when a background TurboFan job finishes and
+ * how much of the marking the main thread does itself depend on valgrind's thread switching,
+ * so the code installed (and the feedback it was built on) and the main thread's GC share
+ * differ from start to start, and the young generation grows to a size that depends on
+ * timing. `--single-threaded`: compiling and marking happen on the main thread at points set
+ * by the requests alone (the main thread's count is then all of V8's work);
+ * `--predictable-gc-schedule`: a fixed young generation and heap growth. Both sides run with
+ * them, so the ratio compares like with like; the absolute counts include compile and GC work
+ * that production does on other threads. Figures in BENCH.md, "Instructions per request".
+ */
+export const STEADY_V8_FLAGS: string[] = ['--single-threaded', '--predictable-gc-schedule'];
 
 export interface InstructionPlan {
   /** Requests before the counters are zeroed (JIT tiers up, caches fill). */
@@ -42,11 +60,22 @@ export interface InstructionPlan {
   windows: number;
   /** Requests in flight at once. */
   concurrency: number;
+  /** Fresh server processes per side, one after the other (see STEADY_V8_FLAGS). */
+  starts: number;
 }
 
 export const INSTRUCTION_KEYS = ['list', 'detail', 'me', 'follow', 'verify'] as const;
-type Key = (typeof INSTRUCTION_KEYS)[number];
+/**
+ * Issue 25's scoped read, only with `--only` (a build before it has no such route): a followers
+ * page of 100 with a `followers:read` key, and the same read with ADMIN_KEY (no key lookup);
+ * the service alone, the baseline has no followers route.
+ */
+export const KEY_INSTRUCTION_KEYS = ['followers-key', 'followers-admin'] as const;
+type Key = (typeof INSTRUCTION_KEYS)[number] | (typeof KEY_INSTRUCTION_KEYS)[number];
+const SERVICE_ONLY: readonly Key[] = KEY_INSTRUCTION_KEYS;
 const NAMES: Record<Key, string> = {
+  'followers-key': 'followers page of 100, followers:read key',
+  'followers-admin': 'followers page of 100, ADMIN_KEY',
   list: 'list page 1',
   detail: 'detail',
   me: 'GET /me',
@@ -63,8 +92,9 @@ export interface Counts {
 export interface InstructionRow {
   key: Key;
   name: string;
-  service: Counts;
-  baseline: Counts;
+  /** One entry per start of the server. */
+  service: Counts[];
+  baseline: Counts[];
 }
 
 interface Counted {
@@ -186,10 +216,15 @@ async function requestsFor(
   ids: number[],
   concurrency: number,
   verifyBodies: string[],
+  followersOf: number | undefined,
 ): Promise<Record<Key, RequestAt>> {
   const { token } = await signIn(server.url, evmWallet());
   const authorization = `Bearer ${token}`;
+  const followers = `/providers/${followersOf}/followers?limit=100`;
+  const scoped = followersOf === undefined ? '' : `Bearer ${await createServiceKey(server, ['followers:read'])}`;
   return {
+    'followers-key': () => ({ path: followers, headers: { authorization: scoped } }),
+    'followers-admin': () => ({ path: followers, headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } }),
     list: () => ({ path: PAGE_1, headers: {} }),
     detail: (i) => ({ path: `/providers/${ids[i % ids.length]}`, headers: {} }),
     me: () => ({ path: '/me', headers: { authorization } }),
@@ -264,6 +299,8 @@ export async function countInstructions(options: {
   baseline: ServerSpec | undefined;
   ids: number[];
   keys: readonly Key[];
+  /** The provider whose followers the KEY_INSTRUCTION_KEYS rows read (wanted only with them). */
+  followersOf?: number;
   /** Fresh POST /auth/verify bodies (`requestsPerRow` of them), a set for each server. */
   verifyBodies: () => string[];
   plan: InstructionPlan;
@@ -274,36 +311,53 @@ export async function countInstructions(options: {
   const { dir } = options;
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const servers: Counted[] = [];
-  try {
-    options.log('starting the servers under callgrind (about a minute)');
-    const [service, baseline] = await Promise.all([
-      startCounted(options.service, dir, 'service'),
-      options.baseline && startCounted(options.baseline, dir, 'baseline'),
-    ]);
-    servers.push(service, ...(baseline ? [baseline] : []));
-    const verifying = options.keys.includes('verify');
-    const [serviceRequests, baselineRequests] = await Promise.all([
-      requestsFor(service.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
-      baseline &&
-        requestsFor(baseline.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
-    ]);
-    const rows: InstructionRow[] = [];
-    for (const key of options.keys) {
-      const started = performance.now();
-      const [s, b] = await Promise.all([
-        count(service, serviceRequests[key], options.plan),
-        baseline && baselineRequests ? count(baseline, baselineRequests[key], options.plan) : { main: [], all: [] },
+  const rows: InstructionRow[] = options.keys.map((key) => ({ key, name: NAMES[key], service: [], baseline: [] }));
+  for (let start = 1; start <= options.plan.starts; start++) {
+    const servers: Counted[] = [];
+    try {
+      options.log(`start ${start} of ${options.plan.starts}: the servers under callgrind (about a minute)`);
+      const [service, baseline] = await Promise.all([
+        startCounted(options.service, dir, `service-${start}`),
+        options.baseline && startCounted(options.baseline, dir, `baseline-${start}`),
       ]);
-      rows.push({ key, name: NAMES[key], service: s, baseline: b });
-      options.log(
-        `${NAMES[key]}: ${formatRow(rows[rows.length - 1] as InstructionRow)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
-      );
+      servers.push(service, ...(baseline ? [baseline] : []));
+      const verifying = options.keys.includes('verify');
+      const [serviceRequests, baselineRequests] = await Promise.all([
+        requestsFor(
+          service.server,
+          options.ids,
+          options.plan.concurrency,
+          verifying ? options.verifyBodies() : [],
+          options.followersOf,
+        ),
+        baseline &&
+          requestsFor(
+            baseline.server,
+            options.ids,
+            options.plan.concurrency,
+            verifying ? options.verifyBodies() : [],
+            undefined,
+          ),
+      ]);
+      for (const row of rows) {
+        const started = performance.now();
+        const [s, b] = await Promise.all([
+          count(service, serviceRequests[row.key], options.plan),
+          baseline && baselineRequests && !SERVICE_ONLY.includes(row.key)
+            ? count(baseline, baselineRequests[row.key], options.plan)
+            : undefined,
+        ]);
+        row.service.push(s);
+        if (b) row.baseline.push(b);
+        options.log(
+          `start ${start}, ${row.name}: main thread ${spread(s.main)} / ${b ? spread(b.main) : '–'}, all threads ${spread(s.all)} / ${b ? spread(b.all) : '–'} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+        );
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.server.stop()));
     }
-    return rows;
-  } finally {
-    await Promise.all(servers.map((s) => s.server.stop()));
   }
+  return rows;
 }
 
 const thousands = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
@@ -312,23 +366,28 @@ const spread = (values: number[]) =>
     ? '–'
     : `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;
 
+/** A start's figure is the median of its windows; a row's, the median of its starts. */
+const perStart = (counts: Counts[], of: keyof Counts) => counts.map((c) => median(c[of]));
 const ratio = (row: InstructionRow, of: keyof Counts) =>
-  row.baseline[of].length === 0 ? '–' : `${(median(row.service[of]) / median(row.baseline[of])).toFixed(2)}×`;
+  row.baseline.length === 0
+    ? '–'
+    : `${(median(perStart(row.service, of)) / median(perStart(row.baseline, of))).toFixed(2)}×`;
+const starts = (counts: Counts[], of: keyof Counts) =>
+  counts.length === 0 ? '–' : `${spread(perStart(counts, of))} [${perStart(counts, of).map(thousands).join(', ')}]`;
 
-function formatRow(row: InstructionRow): string {
-  return `main thread ${spread(row.service.main)} / ${spread(row.baseline.main)} (${ratio(row, 'main')}), all threads ${spread(row.service.all)} / ${spread(row.baseline.all)} (${ratio(row, 'all')})`;
-}
-
-/** The table printed at the end: medians of the windows, their range, and the ratios. */
-export function instructionTable(rows: InstructionRow[], plan: InstructionPlan): string {
+/**
+ * The table printed at the end: for each side the median of the starts' figures (each the
+ * median of that start's windows), their range, and each start's figure; the ratio of medians.
+ */
+export function instructionTable(rows: InstructionRow[], plan: InstructionPlan, v8Flags: string[]): string {
   const lines = [
-    `Instructions per request, service / baseline (callgrind; ${plan.warmup} requests of warm-up, then ${plan.windows} windows of ${plan.window}, ${plan.concurrency} in flight; median (range) of the windows). The main thread runs the requests; all threads adds V8's background compiling and marking, which come in bursts:`,
+    `Instructions per request, service / baseline (callgrind; node ${v8Flags.join(' ') || '(no V8 flags)'}; ${plan.starts} start(s) of each server, each with ${plan.warmup} requests of warm-up, then ${plan.windows} windows of ${plan.window}, ${plan.concurrency} in flight; median of the starts (range) [each start's median of its windows]). The main thread runs the requests; all threads adds V8's background compiling and marking where those are on:`,
     '',
     '| row | main thread, service | baseline | ratio | all threads, service | baseline | ratio |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${spread(r.service.main)} | ${spread(r.baseline.main)} | ${ratio(r, 'main')} | ${spread(r.service.all)} | ${spread(r.baseline.all)} | ${ratio(r, 'all')} |`,
+        `| ${r.name} | ${starts(r.service, 'main')} | ${starts(r.baseline, 'main')} | ${ratio(r, 'main')} | ${starts(r.service, 'all')} | ${starts(r.baseline, 'all')} | ${ratio(r, 'all')} |`,
     ),
   ];
   return lines.join('\n');
