@@ -37,20 +37,21 @@ import { evmWallet } from './wallets.js';
 const run = promisify(execFile);
 
 /**
- * V8 flags both counted servers run with, so that two starts of one build count alike.
- * Between starts the default V8 settled on different steady states (/me 409k–515k, follow
- * 323k–445k on the baseline over four starts, while the windows of one start agreed to 1 %):
- * under valgrind, which runs one thread at a time, when a background TurboFan job finishes and
- * how much of the marking the main thread does itself depend on valgrind's thread switching,
- * so the code installed (and the feedback it was built on) and the main thread's GC share
- * differ from start to start, and the young generation grows to a size that depends on
- * timing. `--single-threaded`: compiling and marking happen on the main thread at points set
- * by the requests alone (the main thread's count is then all of V8's work);
- * `--predictable-gc-schedule`: a fixed young generation and heap growth. Both sides run with
- * them, so the ratio compares like with like; the absolute counts include compile and GC work
- * that production does on other threads. Figures in BENCH.md, "Instructions per request".
+ * V8 flags both counted servers run with (none by default; `--v8=` to try others). Why two
+ * starts of one build used to count differently (/me 409k–515k, follow 323k–445k on the
+ * baseline over four starts, while the windows of one start agreed to 1 %): V8 was still tiering
+ * up. With --trace-opt, /me natively has ≈190 functions optimized by its 1,000th request,
+ * ≈54 more in the next 1,000, ≈22, 9, 1 and 3 in the 1,000s after: a warm-up of 1,000–3,000
+ * requests ended mid-way, and under valgrind (one thread at a time) when a background TurboFan
+ * job lands, and so which functions run optimized in the windows, depends on thread switching.
+ * So each row now warms up for 5,000 requests with callgrind's instrumentation off (cheap), and
+ * a row's figure is the median of `plan.starts` starts. Tried and rejected:
+ * `--single-threaded --predictable-gc-schedule` moves that compiling onto the main thread: 60 %
+ * of its count in the windows after 500 requests of warm-up was TurboFan (/me 1.3M instead of
+ * ≈0.45M). GC was 1–6 % of the main thread's count, not the cause. Figures in BENCH.md,
+ * "Instructions per request".
  */
-export const STEADY_V8_FLAGS: string[] = ['--single-threaded', '--predictable-gc-schedule'];
+export const STEADY_V8_FLAGS: string[] = [];
 
 export interface InstructionPlan {
   /** Requests before the counters are zeroed (JIT tiers up, caches fill). */
@@ -99,6 +100,8 @@ export interface InstructionRow {
 
 interface Counted {
   server: ServerProcess;
+  /** Switches callgrind's instrumentation on (the windows) or off (the warm-ups). */
+  instrument(on: boolean): Promise<void>;
   zero(): Promise<void>;
   /** Dumps the counters: the instructions since the last zero or dump, main thread and all. */
   dump(): Promise<{ main: number; all: number }>;
@@ -119,6 +122,10 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
       '--separate-threads=yes',
       // V8 writes machine code into memory it then runs: valgrind must notice.
       '--smc-check=all-non-file',
+      // Start-up and each row's warm-up run without instrumentation (about 10× faster than
+      // counted code under callgrind), so a warm-up can be long enough for V8 to finish tiering
+      // up (see STEADY_V8_FLAGS); `count` switches it on before it zeroes the counters.
+      '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       `--vgdb-prefix=${prefix}`,
     ],
@@ -137,6 +144,9 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
   };
   return {
     server,
+    instrument: async (on: boolean) => {
+      await control(`--instr=${on ? 'on' : 'off'}`);
+    },
     zero: async () => {
       await control('--zero');
     },
@@ -262,12 +272,15 @@ async function count(counted: Counted, request: RequestAt, plan: InstructionPlan
   const marks = Array.from({ length: plan.windows + 1 }, (_, w) => ({
     at: plan.warmup + w * plan.window,
     async run() {
-      if (w === 0) await counted.zero();
-      else {
+      if (w === 0) {
+        await counted.instrument(true);
+        await counted.zero();
+      } else {
         const { main, all } = await counted.dump();
         const requests = progress.answered - windowStart;
         counts.main.push(main / requests);
         counts.all.push(all / requests);
+        if (w === plan.windows) await counted.instrument(false);
       }
       windowStart = progress.answered;
     },

@@ -16,8 +16,9 @@
  *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
- *   --window N           with --instructions: requests per counted window and of warm-up (1000)
+ *   --window N           with --instructions: requests per counted window (1000)
  *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
+ *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
  *   --v8="<flags>"       with --instructions: V8 flags instead of STEADY_V8_FLAGS ('' for none)
  *   --answer-cache MB    with --instructions: the service's ANSWER_CACHE_MB (default 0, off)
  *   --perf-map           with --instructions: V8 writes /tmp/perf-<pid>.map for callgrind-js.ts
@@ -108,6 +109,7 @@ const { values: args } = parseArgs({
     window: { type: 'string' },
     'perf-map': { type: 'boolean', default: false },
     starts: { type: 'string' },
+    warm: { type: 'string' },
     'answer-cache': { type: 'string' },
     v8: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
@@ -415,7 +417,8 @@ async function instructionsMain() {
     // --window N: requests per window and of warm-up (a quicker run on a busy machine).
     const window = numberArg(args.window, 1_000);
     const instructionPlan = {
-      warmup: window,
+      // --warm N: requests before the counters start (uninstrumented, see instructions.ts).
+      warmup: numberArg(args.warm, 5_000),
       window,
       windows: numberArg(args.rounds, 3),
       // --connections N: fewer in flight keep the pool's connections busy, so none idles out
@@ -471,10 +474,11 @@ async function instructionsMain() {
         '..',
         'artifacts',
         'instructions',
-        createHash('sha256')
+        // and run (its pid), so starts of one build can run side by side too.
+        `${createHash('sha256')
           .update(`${apiMain} ${nodeArgs.join(' ')}`)
           .digest('hex')
-          .slice(0, 8),
+          .slice(0, 8)}-${process.pid}`,
       ),
       log,
     });
