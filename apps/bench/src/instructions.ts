@@ -7,10 +7,11 @@
  * Why beside the CPU rows: on a shared 2-core VM the same code's CPU time per request moves
  * 10–40 % between runs (steal, cache and frequency effects), more than most changes worth
  * measuring. An instruction count does not depend on what else the machine is doing: the
- * windows of one server start agree to about 1 %. Between starts V8 does not always settle on
- * the same compiled code (one start in three read 20 % more on a small request, BENCH.md), so
- * two builds (`--api` points at another checkout's dist/main.js) are compared over more than
- * one start each. What it leaves out: kernel time (both sides make the same syscalls) and the
+ * windows of one server start agree to about 1 %. Between starts V8 did not always settle on
+ * the same compiled code (one start in three read 20 % more on a small request, BENCH.md):
+ * each side runs with STEADY_V8_FLAGS, and for `plan.starts` fresh starts, one after the
+ * other; a row's figure is the median of its starts (each the median of its windows), so two
+ * builds (`--api` points at another checkout's dist/main.js) are compared over several starts. What it leaves out: kernel time (both sides make the same syscalls) and the
  * cost of cache misses. It is a complement to the CPU rows, not a replacement: the targets
  * stay on CPU time.
  *
@@ -27,12 +28,30 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { median } from './load.js';
+import { BENCH_ADMIN_KEY, createServiceKey } from './operator-rows.js';
 import { PAGE_1 } from './scenarios.js';
 import { LISTEN_HOST, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 import { signIn } from './sign-in.js';
 import { evmWallet } from './wallets.js';
 
 const run = promisify(execFile);
+
+/**
+ * V8 flags both counted servers run with (none by default; `--v8=` to try others). Why two
+ * starts of one build used to count differently (/me 409k–515k, follow 323k–445k on the
+ * baseline over four starts, while the windows of one start agreed to 1 %): V8 was still tiering
+ * up. With --trace-opt, /me natively has ≈190 functions optimized by its 1,000th request,
+ * ≈54 more in the next 1,000, ≈22, 9, 1 and 3 in the 1,000s after: a warm-up of 1,000–3,000
+ * requests ended mid-way, and under valgrind (one thread at a time) when a background TurboFan
+ * job lands, and so which functions run optimized in the windows, depends on thread switching.
+ * So each row now warms up for 5,000 requests with callgrind's instrumentation off (cheap), and
+ * a row's figure is the median of `plan.starts` starts. Tried and rejected:
+ * `--single-threaded --predictable-gc-schedule` moves that compiling onto the main thread: 60 %
+ * of its count in the windows after 500 requests of warm-up was TurboFan (/me 1.3M instead of
+ * ≈0.45M). GC was 1–6 % of the main thread's count, not the cause. Figures in BENCH.md,
+ * "Instructions per request".
+ */
+export const STEADY_V8_FLAGS: string[] = [];
 
 export interface InstructionPlan {
   /** Requests before the counters are zeroed (JIT tiers up, caches fill). */
@@ -42,11 +61,22 @@ export interface InstructionPlan {
   windows: number;
   /** Requests in flight at once. */
   concurrency: number;
+  /** Fresh server processes per side, one after the other (see STEADY_V8_FLAGS). */
+  starts: number;
 }
 
 export const INSTRUCTION_KEYS = ['list', 'detail', 'me', 'follow', 'verify'] as const;
-type Key = (typeof INSTRUCTION_KEYS)[number];
+/**
+ * Issue 25's scoped read, only with `--only` (a build before it has no such route): a followers
+ * page of 100 with a `followers:read` key, and the same read with ADMIN_KEY (no key lookup);
+ * the service alone, the baseline has no followers route.
+ */
+export const KEY_INSTRUCTION_KEYS = ['followers-key', 'followers-admin'] as const;
+type Key = (typeof INSTRUCTION_KEYS)[number] | (typeof KEY_INSTRUCTION_KEYS)[number];
+const SERVICE_ONLY: readonly Key[] = KEY_INSTRUCTION_KEYS;
 const NAMES: Record<Key, string> = {
+  'followers-key': 'followers page of 100, followers:read key',
+  'followers-admin': 'followers page of 100, ADMIN_KEY',
   list: 'list page 1',
   detail: 'detail',
   me: 'GET /me',
@@ -63,12 +93,15 @@ export interface Counts {
 export interface InstructionRow {
   key: Key;
   name: string;
-  service: Counts;
-  baseline: Counts;
+  /** One entry per start of the server. */
+  service: Counts[];
+  baseline: Counts[];
 }
 
 interface Counted {
   server: ServerProcess;
+  /** Switches callgrind's instrumentation on (the windows) or off (the warm-ups). */
+  instrument(on: boolean): Promise<void>;
   zero(): Promise<void>;
   /** Dumps the counters: the instructions since the last zero or dump, main thread and all. */
   dump(): Promise<{ main: number; all: number }>;
@@ -89,6 +122,10 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
       '--separate-threads=yes',
       // V8 writes machine code into memory it then runs: valgrind must notice.
       '--smc-check=all-non-file',
+      // Start-up and each row's warm-up run without instrumentation (about 10× faster than
+      // counted code under callgrind), so a warm-up can be long enough for V8 to finish tiering
+      // up (see STEADY_V8_FLAGS); `count` switches it on before it zeroes the counters.
+      '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       `--vgdb-prefix=${prefix}`,
     ],
@@ -107,6 +144,9 @@ async function startCounted(spec: ServerSpec, dir: string, tag: string): Promise
   };
   return {
     server,
+    instrument: async (on: boolean) => {
+      await control(`--instr=${on ? 'on' : 'off'}`);
+    },
     zero: async () => {
       await control('--zero');
     },
@@ -186,10 +226,15 @@ async function requestsFor(
   ids: number[],
   concurrency: number,
   verifyBodies: string[],
+  followersOf: number | undefined,
 ): Promise<Record<Key, RequestAt>> {
   const { token } = await signIn(server.url, evmWallet());
   const authorization = `Bearer ${token}`;
+  const followers = `/providers/${followersOf}/followers?limit=100`;
+  const scoped = followersOf === undefined ? '' : `Bearer ${await createServiceKey(server, ['followers:read'])}`;
   return {
+    'followers-key': () => ({ path: followers, headers: { authorization: scoped } }),
+    'followers-admin': () => ({ path: followers, headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } }),
     list: () => ({ path: PAGE_1, headers: {} }),
     detail: (i) => ({ path: `/providers/${ids[i % ids.length]}`, headers: {} }),
     me: () => ({ path: '/me', headers: { authorization } }),
@@ -227,12 +272,15 @@ async function count(counted: Counted, request: RequestAt, plan: InstructionPlan
   const marks = Array.from({ length: plan.windows + 1 }, (_, w) => ({
     at: plan.warmup + w * plan.window,
     async run() {
-      if (w === 0) await counted.zero();
-      else {
+      if (w === 0) {
+        await counted.instrument(true);
+        await counted.zero();
+      } else {
         const { main, all } = await counted.dump();
         const requests = progress.answered - windowStart;
         counts.main.push(main / requests);
         counts.all.push(all / requests);
+        if (w === plan.windows) await counted.instrument(false);
       }
       windowStart = progress.answered;
     },
@@ -278,6 +326,8 @@ export async function countInstructions(options: {
   baseline: ServerSpec | undefined;
   ids: number[];
   keys: readonly Key[];
+  /** The provider whose followers the KEY_INSTRUCTION_KEYS rows read (wanted only with them). */
+  followersOf?: number;
   /** Fresh POST /auth/verify bodies (`requestsPerRow` of them), a set for each server. */
   verifyBodies: () => string[];
   plan: InstructionPlan;
@@ -288,43 +338,63 @@ export async function countInstructions(options: {
   const { dir } = options;
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  const servers: Counted[] = [];
-  try {
-    options.log('starting the servers under callgrind (about a minute)');
-    const [service, baseline] = await Promise.all([
-      startCounted(options.service, dir, 'service'),
-      options.baseline && startCounted(options.baseline, dir, 'baseline'),
-    ]);
-    servers.push(service, ...(baseline ? [baseline] : []));
-    const verifying = options.keys.includes('verify');
-    const [serviceRequests, baselineRequests] = await Promise.all([
-      requestsFor(service.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
-      baseline &&
-        requestsFor(baseline.server, options.ids, options.plan.concurrency, verifying ? options.verifyBodies() : []),
-    ]);
-    const rows: InstructionRow[] = [];
-    for (const key of options.keys) {
-      // The pool's connections opened one at a time before the row's stream: ten opened at once
-      // by a server running ~50× slower on a loaded machine outlast the pool's 5 s connect
-      // timeout, and the row fails with 503s.
-      await Promise.all([
-        rampUp(service.server.url, serviceRequests[key], options.plan.concurrency),
-        baseline && baselineRequests && rampUp(baseline.server.url, baselineRequests[key], options.plan.concurrency),
+  const rows: InstructionRow[] = options.keys.map((key) => ({ key, name: NAMES[key], service: [], baseline: [] }));
+  for (let start = 1; start <= options.plan.starts; start++) {
+    const servers: Counted[] = [];
+    try {
+      options.log(`start ${start} of ${options.plan.starts}: the servers under callgrind (about a minute)`);
+      const [service, baseline] = await Promise.all([
+        startCounted(options.service, dir, `service-${start}`),
+        options.baseline && startCounted(options.baseline, dir, `baseline-${start}`),
       ]);
-      const started = performance.now();
-      const [s, b] = await Promise.all([
-        count(service, serviceRequests[key], options.plan),
-        baseline && baselineRequests ? count(baseline, baselineRequests[key], options.plan) : { main: [], all: [] },
+      servers.push(service, ...(baseline ? [baseline] : []));
+      const verifying = options.keys.includes('verify');
+      const [serviceRequests, baselineRequests] = await Promise.all([
+        requestsFor(
+          service.server,
+          options.ids,
+          options.plan.concurrency,
+          verifying ? options.verifyBodies() : [],
+          options.followersOf,
+        ),
+        baseline &&
+          requestsFor(
+            baseline.server,
+            options.ids,
+            options.plan.concurrency,
+            verifying ? options.verifyBodies() : [],
+            undefined,
+          ),
       ]);
-      rows.push({ key, name: NAMES[key], service: s, baseline: b });
-      options.log(
-        `${NAMES[key]}: ${formatRow(rows[rows.length - 1] as InstructionRow)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
-      );
+      for (const row of rows) {
+        // The pool's connections opened one at a time before the row's stream: ten opened at once
+        // by a server running ~50× slower on a loaded machine outlast the pool's 5 s connect
+        // timeout, and the row fails with 503s.
+        await Promise.all([
+          rampUp(service.server.url, serviceRequests[row.key], options.plan.concurrency),
+          baseline &&
+            baselineRequests &&
+            !SERVICE_ONLY.includes(row.key) &&
+            rampUp(baseline.server.url, baselineRequests[row.key], options.plan.concurrency),
+        ]);
+        const started = performance.now();
+        const [s, b] = await Promise.all([
+          count(service, serviceRequests[row.key], options.plan),
+          baseline && baselineRequests && !SERVICE_ONLY.includes(row.key)
+            ? count(baseline, baselineRequests[row.key], options.plan)
+            : undefined,
+        ]);
+        row.service.push(s);
+        if (b) row.baseline.push(b);
+        options.log(
+          `start ${start}, ${row.name}: main thread ${spread(s.main)} / ${b ? spread(b.main) : '–'}, all threads ${spread(s.all)} / ${b ? spread(b.all) : '–'} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+        );
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.server.stop()));
     }
-    return rows;
-  } finally {
-    await Promise.all(servers.map((s) => s.server.stop()));
   }
+  return rows;
 }
 
 const thousands = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
@@ -333,23 +403,28 @@ const spread = (values: number[]) =>
     ? '–'
     : `${thousands(median(values))} (${thousands(Math.min(...values))}–${thousands(Math.max(...values))})`;
 
+/** A start's figure is the median of its windows; a row's, the median of its starts. */
+const perStart = (counts: Counts[], of: keyof Counts) => counts.map((c) => median(c[of]));
 const ratio = (row: InstructionRow, of: keyof Counts) =>
-  row.baseline[of].length === 0 ? '–' : `${(median(row.service[of]) / median(row.baseline[of])).toFixed(2)}×`;
+  row.baseline.length === 0
+    ? '–'
+    : `${(median(perStart(row.service, of)) / median(perStart(row.baseline, of))).toFixed(2)}×`;
+const starts = (counts: Counts[], of: keyof Counts) =>
+  counts.length === 0 ? '–' : `${spread(perStart(counts, of))} [${perStart(counts, of).map(thousands).join(', ')}]`;
 
-function formatRow(row: InstructionRow): string {
-  return `main thread ${spread(row.service.main)} / ${spread(row.baseline.main)} (${ratio(row, 'main')}), all threads ${spread(row.service.all)} / ${spread(row.baseline.all)} (${ratio(row, 'all')})`;
-}
-
-/** The table printed at the end: medians of the windows, their range, and the ratios. */
-export function instructionTable(rows: InstructionRow[], plan: InstructionPlan): string {
+/**
+ * The table printed at the end: for each side the median of the starts' figures (each the
+ * median of that start's windows), their range, and each start's figure; the ratio of medians.
+ */
+export function instructionTable(rows: InstructionRow[], plan: InstructionPlan, v8Flags: string[]): string {
   const lines = [
-    `Instructions per request, service / baseline (callgrind; ${plan.warmup} requests of warm-up, then ${plan.windows} windows of ${plan.window}, ${plan.concurrency} in flight; median (range) of the windows). The main thread runs the requests; all threads adds V8's background compiling and marking, which come in bursts:`,
+    `Instructions per request, service / baseline (callgrind; node ${v8Flags.join(' ') || '(no V8 flags)'}; ${plan.starts} start(s) of each server, each with ${plan.warmup} requests of warm-up, then ${plan.windows} windows of ${plan.window}, ${plan.concurrency} in flight; median of the starts (range) [each start's median of its windows]). The main thread runs the requests; all threads adds V8's background compiling and marking where those are on:`,
     '',
     '| row | main thread, service | baseline | ratio | all threads, service | baseline | ratio |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${spread(r.service.main)} | ${spread(r.baseline.main)} | ${ratio(r, 'main')} | ${spread(r.service.all)} | ${spread(r.baseline.all)} | ${ratio(r, 'all')} |`,
+        `| ${r.name} | ${starts(r.service, 'main')} | ${starts(r.baseline, 'main')} | ${ratio(r, 'main')} | ${starts(r.service, 'all')} | ${starts(r.baseline, 'all')} | ${ratio(r, 'all')} |`,
     ),
   ];
   return lines.join('\n');

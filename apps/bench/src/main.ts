@@ -16,7 +16,11 @@
  *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
- *   --window N           with --instructions: requests per counted window and of warm-up (3000)
+ *   --window N           with --instructions: requests per counted window (1000)
+ *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
+ *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
+ *   --v8="<flags>"       with --instructions: V8 flags instead of STEADY_V8_FLAGS ('' for none)
+ *   --answer-cache MB    with --instructions: the service's ANSWER_CACHE_MB (default 0, off)
  *   --perf-map           with --instructions: V8 writes /tmp/perf-<pid>.map for callgrind-js.ts
  *   --no-baseline        with --instructions: count the service alone (an --api build whose
  *                        migrations predate the baseline's statements)
@@ -57,12 +61,15 @@ import {
   countInstructions,
   INSTRUCTION_KEYS,
   instructionTable,
+  KEY_INSTRUCTION_KEYS,
   requestsPerRow,
+  STEADY_V8_FLAGS,
 } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
   BENCH_ADMIN_KEY,
+  ensureFanOutProvider,
   judgeOperator,
   OPERATOR_ROW_KEYS,
   type OperatorContext,
@@ -107,6 +114,10 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     window: { type: 'string' },
     'perf-map': { type: 'boolean', default: false },
+    starts: { type: 'string' },
+    warm: { type: 'string' },
+    'answer-cache': { type: 'string' },
+    v8: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
     'node-args': { type: 'string' },
@@ -413,10 +424,22 @@ async function instructionsMain() {
   try {
     const privateKeyPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     // --window N: requests per window and of warm-up (a quicker run on a busy machine).
-    const window = numberArg(args.window, 3_000);
-    const instructionPlan = { warmup: window, window, windows: numberArg(args.rounds, 3), concurrency: 10 };
+    const window = numberArg(args.window, 1_000);
+    const instructionPlan = {
+      // --warm N: requests before the counters start (uninstrumented, see instructions.ts).
+      warmup: numberArg(args.warm, 5_000),
+      window,
+      windows: numberArg(args.rounds, 3),
+      // --connections N: fewer in flight keep the pool's connections busy, so none idles out
+      // and reconnects (5 s connect timeout) on a machine too loaded for callgrind's pace.
+      concurrency: numberArg(args.connections, 10),
+      starts: numberArg(args.starts, 3),
+    };
+    // --v8="<flags>": other V8 flags than STEADY_V8_FLAGS for both servers (--v8 '' for none).
+    const v8Flags = args.v8 === undefined ? STEADY_V8_FLAGS : args.v8.split(' ').filter(Boolean);
     // --perf-map: V8 writes /tmp/perf-<pid>.map, so callgrind-js.ts can name the compiled code.
     const nodeArgs = [
+      ...v8Flags,
       ...(args['perf-map'] ? ['--perf-basic-prof'] : []),
       ...(args['node-args']?.split(' ').filter(Boolean) ?? []),
     ];
@@ -431,6 +454,8 @@ async function instructionsMain() {
         REQUEST_TIMEOUT_MS: '600000',
         HEADERS_TIMEOUT_MS: '600000',
         KEEP_ALIVE_TIMEOUT_MS: '600000',
+        // --answer-cache MB: the counted service with its answer cache (apiSpec turns it off).
+        ...(args['answer-cache'] === undefined ? {} : { ANSWER_CACHE_MB: args['answer-cache'] }),
       },
     };
     // --against metrics|pooler: the service with the option against the service without it.
@@ -471,7 +496,10 @@ async function instructionsMain() {
               nodeArgs,
             },
       ids: await randomProviderIds(catalogue.url, 200),
-      keys: INSTRUCTION_KEYS.filter(wanted),
+      keys: [...INSTRUCTION_KEYS.filter(wanted), ...KEY_INSTRUCTION_KEYS.filter((key) => only?.has(key))],
+      followersOf: KEY_INSTRUCTION_KEYS.some((key) => only?.has(key))
+        ? await ensureFanOutProvider(catalogue.url)
+        : undefined,
       // Both servers share the signing key, so the nonces minted here are theirs (sign-in.ts).
       verifyBodies: () =>
         verifyBodies(
@@ -480,18 +508,22 @@ async function instructionsMain() {
           requestsPerRow(instructionPlan),
         ),
       plan: instructionPlan,
-      // One folder per API build, so a before/after can run side by side.
+      // One folder per API build and flags, so a before/after can run side by side.
       dir: join(
         HERE,
         '..',
         'artifacts',
         'instructions',
-        createHash('sha256').update(apiMain).digest('hex').slice(0, 8) + (against ? `-${against}` : ''),
+        // and run (its pid), so starts of one build can run side by side too.
+        `${createHash('sha256')
+          .update(`${apiMain} ${nodeArgs.join(' ')}`)
+          .digest('hex')
+          .slice(0, 8)}${against ? `-${against}` : ''}-${process.pid}`,
       ),
       log,
     });
     const sides = against ? ` (service: ${variant.name}; baseline column: the same build without it)` : '';
-    console.log(`\nAPI: ${apiMain}${sides}\n${instructionTable(rows, instructionPlan)}\n`);
+    console.log(`\nAPI: ${apiMain}${sides}\n${instructionTable(rows, instructionPlan, v8Flags)}\n`);
   } finally {
     await pooler?.stop();
     await release();

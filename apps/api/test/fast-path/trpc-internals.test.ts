@@ -37,8 +37,8 @@ const router = t.router({
 });
 
 describe('the tRPC internals the fast path relies on', () => {
-  it('@trpc/server is the version the patch and these tests were written against', () => {
-    // pnpm-workspace.yaml pins it (catalog) and patches/ names it: move all three together.
+  it('@trpc/server is the version these tests were written against', () => {
+    // pnpm-workspace.yaml pins it (catalog): move both together.
     const manifest = createRequire(import.meta.url).resolve('@trpc/server/package.json');
     expect(JSON.parse(readFileSync(manifest, 'utf8')).version).toBe('11.25.2');
   });
