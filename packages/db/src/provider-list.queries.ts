@@ -370,50 +370,54 @@ export async function listProviders(
   // The key compares as the column sorts: names by code point.
   const collation = sql.raw(spec.column === 'name' ? ' collate "C"' : '');
 
-  if (after) {
-    const keyed = after.key !== null;
-    const mode = spec.nullable ? (keyed ? 'keyed+nulls' : 'nulls') : 'keyed';
-    // Unprepared like the page query: planned with its LIMIT (and the filters' values) known.
-    const rows = await runCompiled(
+  /**
+   * Rows after a position, in the sort's order, from one index range scan stopping at `take`:
+   * `keyed`, the keys strictly after (key, id); `nulls`, the nulls after id (a position among
+   * the nulls); `nullsFirst`, the nulls from the first. Unprepared like the page query: planned
+   * with its LIMIT (and the filters' values) known.
+   */
+  const providersAfter = (mode: 'keyed' | 'nulls' | 'nullsFirst', key: unknown, id: number, take: number) =>
+    runCompiled(
       db,
       `providersAfter:${mode}:${shape}`,
-      [...values, after.key, after.id, limit + 1] as const,
+      [...values, key, id, take] as const,
       (...all) => {
         const filterValues = all.slice(0, names.length);
-        const [key, id, take] = all.slice(names.length);
-        const afterKey =
-          spec.column === 'id'
-            ? sql<boolean>`p.id ${comparison} ${id}`
-            : sql<boolean>`(${sql.ref(`p.${spec.column}`)}, p.id) ${comparison} (cast(${key} as ${sql.raw(spec.cast)})${collation}, ${id})`;
-        const nullsAfter = (idAfter: boolean) =>
-          sql<boolean>`${sql.ref(`p.${spec.column}`)} is null${idAfter ? sql` and p.id ${comparison} ${id}` : sql``}`;
-        const branch = (condition: RawBuilder<boolean>) =>
-          ordered(
-            filtered(filterValues)
-              .select([...columns, sql.ref(`p.${spec.column}`).as('sort_value')])
-              .where(condition),
-            spec,
-            order,
-          ).limit(take as number);
-        if (mode === 'keyed') return branch(afterKey);
-        if (mode === 'nulls') return branch(nullsAfter(true));
-        // The keys after the position, then every null: two index range scans, each stopping
-        // at the page's size, merged in the sort's order.
-        const union = db
-          .selectFrom(branch(afterKey).as('a'))
-          .selectAll()
-          .unionAll(db.selectFrom(branch(nullsAfter(false)).as('b')).selectAll());
-        return ordered(
-          db.selectFrom(union.as('u')).selectAll() as unknown as ProviderQuery,
-          { ...spec, column: 'sort_value' },
-          order,
-          'u',
-        ).limit(take as number) as unknown as ReturnType<typeof branch>;
+        const [afterKey, afterId, count] = all.slice(names.length);
+        const condition =
+          mode === 'nullsFirst'
+            ? sql<boolean>`${sql.ref(`p.${spec.column}`)} is null`
+            : mode === 'nulls'
+              ? sql<boolean>`${sql.ref(`p.${spec.column}`)} is null and p.id ${comparison} ${afterId}`
+              : spec.column === 'id'
+                ? sql<boolean>`p.id ${comparison} ${afterId}`
+                : sql<boolean>`(${sql.ref(`p.${spec.column}`)}, p.id) ${comparison} (cast(${afterKey} as ${sql.raw(spec.cast)})${collation}, ${afterId})`;
+        return ordered(filtered(filterValues).select(columns).where(condition), spec, order).limit(count as number);
       },
       { prepare: false },
     );
+
+  if (after) {
+    // A nullable sort after a non-null key reads the keys after the position first, alone, as a
+    // non-nullable sort does; its nulls are read only when those run out within the page.
+    const mode = after.key === null ? 'nulls' : 'keyed';
+    const rows = (await providersAfter(mode, after.key, after.id, limit + 1)) as ListedRow[];
+    if (mode === 'keyed' && spec.nullable && rows.length <= limit) {
+      // The page where the non-null keys run out (one per walk): the rest of it is the first
+      // nulls, in id order. A second statement, so a second snapshot; the Version 2 guarantee
+      // (CONTRACT.md: a walk never repeats or skips a provider whose sort key did not change)
+      // still holds, since a provider whose key did not change between the two statements is
+      // in the same place in both: in the first if non-null (after the position, before any
+      // null), in the second if null. Only a provider whose key changed meanwhile can be in
+      // both (non-null, then null); it is served once, where the first statement found it. The
+      // nulls are read to a full limit + 1, so that dropping such a row never shortens the page
+      // into a false last page (nextCursor null while nulls remain).
+      const seen = new Set(rows.map((row) => String(row.id)));
+      const nulls = (await providersAfter('nullsFirst', null, 0, limit + 1)) as ListedRow[];
+      for (const row of nulls) if (!seen.has(String(row.id))) rows.push(row);
+    }
     const more = rows.length > limit;
-    const items = (more ? rows.slice(0, limit) : rows) as ListedRow[];
+    const items = more ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
     return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
   }

@@ -129,13 +129,20 @@ export function providerKeyType(sortBy: ProviderSortField): KeyType {
   return sortBy.startsWith('roi') ? 'string|null' : 'string';
 }
 
+/**
+ * A cursor's filters as the catalogue reads them back: built once, since zod 4 compiles a
+ * schema's checks on its first parse, and a schema built per request (`.strict()` returns a new
+ * one) paid that compilation on every cursor page (≈ 100 µs each; apps/bench/BENCH.md).
+ */
+const SEALED_PROVIDER_FILTERS = ProviderFiltersSchema.strict();
+
 /** The catalogue's filters, for resolvePaging: the request's, compared and read back. */
 function providerFilterRequest(input: ProviderFilters): FilterRequest<ProviderFilters> {
   return {
     given: pickProviderFilters(input),
     same: sameProviderFilters,
     read(sealed) {
-      const parsed = ProviderFiltersSchema.strict().safeParse(sealed);
+      const parsed = SEALED_PROVIDER_FILTERS.safeParse(sealed);
       return parsed.success ? pickProviderFilters(parsed.data) : undefined;
     },
   };
