@@ -8,7 +8,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Backend } from '@signal/db';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { WEB_DIST_DIR } from '../src/pages/web.js';
+import { startApi, type TestApi } from './harness.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -85,4 +89,44 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: options.fullPage ?? false });
   return path;
+}
+
+/** What useWebApp starts: the API serving the web build, and a Chromium page watched for problems. */
+export interface WebApp {
+  api: TestApi;
+  browser: Browser;
+  page: Page;
+  problems: string[];
+}
+
+export interface WebAppOptions {
+  env?: Record<string, string>;
+  viewport?: { width: number; height: number };
+  /** Console errors the tests expect (see watchProblems). */
+  expected?: RegExp;
+  /** Runs once the page exists, before its problems are watched (inject wallets, move the clock). */
+  prepare?: (app: WebApp) => Promise<void>;
+}
+
+/**
+ * In a describe block: starts the API with the web build and a Chromium page before its tests
+ * (failing when there is no web build), and stops both after them. Read the fields in tests.
+ */
+export function useWebApp(backend: Backend, options: WebAppOptions = {}): WebApp {
+  const app = { problems: [] as string[] } as WebApp;
+  beforeAll(async () => {
+    if (!existsSync(join(WEB_DIST_DIR, 'index.html'))) {
+      throw new Error(`no web build in ${WEB_DIST_DIR}: run pnpm build (turbo builds it before these tests)`);
+    }
+    app.api = await startApi(backend, { env: options.env });
+    app.browser = await launchChromium(options.viewport);
+    app.page = app.browser.page;
+    await options.prepare?.(app);
+    app.problems = watchProblems(app.page, options.expected);
+  });
+  afterAll(async () => {
+    await app.browser?.close();
+    await app.api?.stop();
+  });
+  return app;
 }

@@ -31,6 +31,19 @@ export interface Page<T = PageItem> {
   limit: number;
 }
 
+/** Each of `expected` stands exactly once (by id) in what a walk saw; `label` names it in a failure. */
+export function expectEachOnce<T extends { id: number }>(
+  seen: readonly { id: number }[],
+  expected: readonly T[],
+  label: (item: T) => string,
+): void {
+  for (const item of expected)
+    expect(
+      seen.filter((s) => s.id === item.id),
+      label(item),
+    ).toHaveLength(1);
+}
+
 /** Every item of `GET /providers?<query>` by page number, up to the first empty page. */
 export async function walkByPage<T = PageItem>(
   api: { url: string },

@@ -3,7 +3,7 @@
  * block per database backend.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { BACKENDS, type Backend } from './scratch-database.js';
+import { BACKENDS, type Backend, createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 
 /**
  * A handle on a resource of the enclosing file or describe block: `start` runs before its first
@@ -13,6 +13,17 @@ import { BACKENDS, type Backend } from './scratch-database.js';
  */
 export function startedForTests<T extends { stop(): Promise<void> }>(start: () => Promise<T>): T {
   return readThrough(startedSlot(start));
+}
+
+/**
+ * A scratch PostgreSQL database of the enclosing file or describe block: created before its first
+ * test, dropped after its last (after the block's own afterAll hooks, which run first).
+ */
+export function scratchDatabaseForTests(): ScratchDatabase {
+  return startedForTests(async () => {
+    const scratch = await createScratchDatabase();
+    return { ...scratch, stop: () => scratch.drop() };
+  });
 }
 
 /**

@@ -15,9 +15,7 @@ export const createWebhookRequest = {
 
 export const webhookEndpoint = {
   id: 'wh_5nQk2Vd8Lr0Tz7Xc3Bm1',
-  url: 'https://hooks.example.com/signal',
-  types: ['follow.created', 'follow.deleted'],
-  description: 'fan-out service (production)',
+  ...createWebhookRequest,
   enabled: true,
   createdAt: '2026-11-23T10:00:00.000Z',
 } satisfies WebhookEndpoint;

@@ -387,28 +387,24 @@ describe('POST /auth/verify: check order', () => {
 });
 
 describe('unknown paths and methods', () => {
+  const lacked = 'a method the path lacks';
   it.each([
-    ['GET', '/nope'],
-    ['GET', '/providerz'],
-    ['GET', '/auth'],
-    ['GET', '/auth/nonce/extra'],
-    ['POST', '/nope'],
+    ['GET', '/nope', 'unknown path'],
+    ['GET', '/providerz', 'unknown path'],
+    ['GET', '/auth', 'unknown path'],
+    ['GET', '/auth/nonce/extra', 'unknown path'],
+    ['POST', '/nope', 'unknown path'],
     // GET / is the demo app (web.test.ts); other methods on it are still the API's 404.
-    ['POST', '/'],
-  ])('%s %s → 404 NOT_FOUND', async (method, path) => {
-    expectFailure(await call(api, method, path), 404, 'NOT_FOUND');
-  });
-
-  it.each([
-    ['PUT', '/auth/verify'],
-    ['PATCH', '/auth/verify'],
-    ['GET', '/auth/verify'],
-    ['DELETE', '/auth/nonce'],
-    ['POST', '/auth/nonce'],
-    ['POST', '/health'],
-    ['DELETE', '/me'],
-    ['POST', '/.well-known/jwks.json'],
-  ])('%s %s (a method the path lacks) → 404 NOT_FOUND', async (method, path) => {
+    ['POST', '/', 'unknown path'],
+    ['PUT', '/auth/verify', lacked],
+    ['PATCH', '/auth/verify', lacked],
+    ['GET', '/auth/verify', lacked],
+    ['DELETE', '/auth/nonce', lacked],
+    ['POST', '/auth/nonce', lacked],
+    ['POST', '/health', lacked],
+    ['DELETE', '/me', lacked],
+    ['POST', '/.well-known/jwks.json', lacked],
+  ])('%s %s (%s) → 404 NOT_FOUND', async (method, path) => {
     expectFailure(await call(api, method, path), 404, 'NOT_FOUND');
   });
 

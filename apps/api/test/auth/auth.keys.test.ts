@@ -4,7 +4,7 @@
  * restart with JWT_PREVIOUS_PUBLIC_KEYS, where nobody is signed out.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { calculateJwkThumbprint, decodeProtectedHeader, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, type Reply, signIn, solanaWallet, startApi, type TestApi } from '../harness.js';
@@ -127,7 +127,7 @@ describe('signing key rotation across a restart (JWT_PREVIOUS_PUBLIC_KEYS)', () 
   const a = pemPair('ed25519');
   // Rotating to the other algorithm as well: a P-256 key signs ES256.
   const b = pemPair('p256');
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let running: TestApi | undefined;
 
   const start = async (env: Record<string, string>) => {
@@ -136,12 +136,8 @@ describe('signing key rotation across a restart (JWT_PREVIOUS_PUBLIC_KEYS)', () 
     return running;
   };
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-  });
   afterAll(async () => {
     await running?.stop();
-    await scratch?.drop();
   });
 
   it('tokens of key A keep working after the switch to key B, until A is retired', async () => {

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/ops/logger.js';
 import {
@@ -285,19 +285,17 @@ describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) =
 });
 
 describe('service keys across two servers sharing one PostgreSQL database', () => {
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let a: TestApi;
   let b: TestApi;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
     a = await startApi('postgres', { databaseUrl: scratch.url, env: { ADMIN_KEY } });
     b = await startApi('postgres', { databaseUrl: scratch.url, env: { ADMIN_KEY } });
   });
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
-    await scratch?.drop();
   });
 
   it('a key revoked on one server is refused by the other at its next request', async () => {

@@ -6,7 +6,7 @@
  * loses no acknowledged change and leaves every followerCount equal to its rows.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
 import { checkFollowInvariants, followStorm, preparePlans, signInMany } from '../storm.js';
@@ -31,14 +31,13 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 const ANSWER_BOUND_MS = 6_500;
 
 describe('database outage behind a TCP proxy', () => {
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let proxy: TcpProxy;
   let api: TestApi;
   let direct: DatabaseHandle;
   let token: string;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
     const url = new URL(scratch.url);
     proxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
     await proxy.listen();
@@ -53,7 +52,6 @@ describe('database outage behind a TCP proxy', () => {
     await api?.stop();
     await direct?.close();
     await proxy?.close();
-    await scratch?.drop();
   });
 
   const providers = () => call(api, 'GET', '/providers/1');

@@ -5,7 +5,7 @@
  * two tokens, one user per wallet, and the tokens issued before the crash still work.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
@@ -21,20 +21,18 @@ import {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('kill -9 during load, then restart', () => {
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let direct: DatabaseHandle;
   let env: Record<string, string>;
   let api: ApiProcess | undefined;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
     env = { DATABASE_URL: scratch.url, JWT_PRIVATE_KEY: signingKeyPem(), SEED_PROVIDERS: '12' };
     direct = createDatabase({ url: scratch.url, poolSize: 2 });
   });
   afterAll(async () => {
     await api?.crash();
     await direct?.close();
-    await scratch?.drop();
   });
 
   it('a follow storm: counts equal rows and every acknowledged change survives', async () => {

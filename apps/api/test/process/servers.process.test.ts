@@ -4,7 +4,7 @@
  * process may serve any request, as behind a load balancer.
  */
 import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, expectError, signIn, solanaWallet } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
@@ -13,7 +13,7 @@ import { checkFollowInvariants, followStorm, preparePlans, signInMany } from '..
 const LIMIT = 30;
 
 describe('two API processes on one database', () => {
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let direct: DatabaseHandle;
   let a: ApiProcess;
   let b: ApiProcess;
@@ -22,7 +22,6 @@ describe('two API processes on one database', () => {
   const anotherClient = () => ({ 'x-forwarded-for': `10.20.${(++address >> 8) & 255}.${address & 255}` });
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
     const env = {
       DATABASE_URL: scratch.url,
       JWT_PRIVATE_KEY: signingKeyPem(),
@@ -38,7 +37,6 @@ describe('two API processes on one database', () => {
     await a?.crash();
     await b?.crash();
     await direct?.close();
-    await scratch?.drop();
   });
 
   it('started together, they seeded once', async () => {

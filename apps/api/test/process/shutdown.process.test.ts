@@ -6,9 +6,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createDatabase } from '@signal/db';
-import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
+import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { call, evmWallet, signIn } from '../harness.js';
 import { type ApiProcess, spawnApi } from '../process.js';
 
@@ -39,15 +39,11 @@ function connectOnce(port: number): Promise<string> {
 }
 
 describe('SIGTERM', () => {
-  let scratch: ScratchDatabase;
+  const scratch = scratchDatabaseForTests();
   let api: ApiProcess | undefined;
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-  });
   afterAll(async () => {
     await api?.crash();
-    await scratch?.drop();
   });
 
   it('finishes what it received with 200, refuses new connections, exits 0', async () => {

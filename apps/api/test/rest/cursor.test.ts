@@ -20,7 +20,7 @@ import {
   trpcFailure,
   useApi,
 } from '../harness.js';
-import { addTies, ORDERS, SORTS, walkByCursor, walkByPage } from '../paging.js';
+import { addTies, expectEachOnce, ORDERS, SORTS, walkByCursor, walkByPage } from '../paging.js';
 
 /** The ids of `GET /providers?<query>` walked by page number. */
 const walkIdsByPage = async (api: TestApi, query: string, limit: number) =>
@@ -101,11 +101,11 @@ async function checkWalkWhileCountsChange(api: TestApi, tokens: string[]) {
     const all = await walkIdsByPage(api, 'sortBy=id&order=asc', 100);
     const untouched = all.filter((id) => !touched.has(id));
     expect(touched.size).toBeGreaterThan(3);
-    for (const id of untouched)
-      expect(
-        seen.filter((p) => p.id === id),
-        `${order} ${id}`,
-      ).toHaveLength(1);
+    expectEachOnce(
+      seen,
+      untouched.map((id) => ({ id })),
+      (p) => `${order} ${p.id}`,
+    );
     // The untouched ones come in the order of their (unchanged) counts, ties by id.
     const keys = seen.filter((p) => !touched.has(p.id)).map((p) => [p.followerCount, p.id] as const);
     const sorted = [...keys].sort((a, b) => (a[0] - b[0] || a[1] - b[1]) * (order === 'asc' ? 1 : -1));

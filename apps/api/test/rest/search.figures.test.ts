@@ -10,7 +10,7 @@ import { publishPerformance } from '@signal/db';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, type TestApi, useApi } from '../harness.js';
-import { walkByCursor, walkByPage } from '../paging.js';
+import { expectEachOnce, walkByCursor, walkByPage } from '../paging.js';
 
 const DAY_MS = 86_400_000;
 const FIGURE_SORTS = ['roi7d', 'roi30d', 'roi90d', 'roiAll', 'maxDrawdown', 'winRate', 'tradingDays'] as const;
@@ -256,11 +256,7 @@ async function checkWalkWhilePublishing(api: TestApi, rows: Published[]) {
     for (const item of seen) expect(item.maxDrawdownPct).toBeLessThanOrEqual(15);
     const stable = rows.filter((p) => !changed.has(p.id));
     const matching = stable.filter((p) => figures(p).maxDrawdown <= 15);
-    for (const p of matching)
-      expect(
-        seen.filter((s) => s.id === p.id),
-        `${order} ${p.id}`,
-      ).toHaveLength(1);
+    expectEachOnce(seen, matching, (p) => `${order} ${p.id}`);
     const stableSeen = seen.filter((s) => !changed.has(s.id)).map((s) => s.id);
     const expected = expectedOrder(matching, 'roi30d', order);
     expect(stableSeen).toEqual(expected);

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, signInUsers, type TestApi, trpcClient, trpcFailure, useApi } from '../harness.js';
-import { walkByCursor, walkByPage } from '../paging.js';
+import { expectEachOnce, walkByCursor, walkByPage } from '../paging.js';
 
 /** Names that trip a naive search: LIKE's own characters, case, and letters beyond ASCII. */
 const NAMES = [
@@ -314,11 +314,7 @@ async function checkWalkWhileWritersChange(api: TestApi, tokens: string[]) {
     const seen = pages.flat();
     for (const p of seen) expect(contains(p.name, 'a'), p.name).toBe(true);
     const unchanged = all.filter((p) => contains(p.name, 'a') && !renamed.has(p.id));
-    for (const p of unchanged)
-      expect(
-        seen.filter((s) => s.id === p.id),
-        `${order} ${p.name}`,
-      ).toHaveLength(1);
+    expectEachOnce(seen, unchanged, (p) => `${order} ${p.name}`);
     const names = seen.filter((p) => !renamed.has(p.id)).map((p) => p.name);
     const sorted = [...names].sort(byCodePoint);
     expect(names).toEqual(order === 'asc' ? sorted : sorted.reverse());

@@ -4,78 +4,64 @@
  * signing for real in Node. The user picks one; only that one is asked, and what it signs is
  * a SIWE / SIWS message naming the page's own host. Screenshots go to apps/api/artifacts/.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { parseSiweMessage } from 'viem/siwe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/pages/web.js';
-import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from '../browser.js';
-import { call, startApi, type TestApi } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, screenshot, skipWithoutChromium, useWebApp } from '../browser.js';
+import { call } from '../harness.js';
 import { type InjectedWallet, injectDiscoverableWallets } from '../injected-wallets.js';
 
 const skip = skipWithoutChromium('wallets.browser.test.ts');
 
 describe.skipIf(skip)(`choosing among several wallets in Chromium (${CHROMIUM})`, () => {
-  let api: TestApi;
-  let browser: Browser;
-  let page: Page;
   let wallets: Record<string, { evm: InjectedWallet; solana: InjectedWallet }>;
-  let problems: string[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(join(WEB_DIST_DIR, 'index.html'))) {
-      throw new Error(`no web build in ${WEB_DIST_DIR}: run pnpm build (turbo builds it before these tests)`);
-    }
-    api = await startApi('pglite', { env: { SEED_PROVIDERS: '5' } });
-    browser = await launchChromium({ width: 1200, height: 700 });
-    page = browser.page;
-    wallets = await injectDiscoverableWallets(page, ['Alpha', 'Beta']);
-    problems = watchProblems(page);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await api?.stop();
+  const web = useWebApp('pglite', {
+    env: { SEED_PROVIDERS: '5' },
+    viewport: { width: 1200, height: 700 },
+    prepare: async ({ page }) => {
+      wallets = await injectDiscoverableWallets(page, ['Alpha', 'Beta']);
+    },
   });
 
-  const header = () => page.locator('header.topbar');
-  const session = () => page.getByTestId('session');
+  const header = () => web.page.locator('header.topbar');
+  const session = () => web.page.getByTestId('session');
   const all = () => Object.values(wallets).flatMap((w) => [w.evm, w.solana]);
 
   it('EVM: lists both EIP-6963 wallets; the chosen one signs a SIWE message naming this page’s host', async () => {
-    await page.goto(`${api.url}/`);
+    await web.page.goto(`${web.api.url}/`);
     await header().getByRole('button', { name: 'Sign in with EVM' }).click();
-    const menu = page.getByRole('menu', { name: 'EVM wallets' });
+    const menu = web.page.getByRole('menu', { name: 'EVM wallets' });
     await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(['Alpha EVM', 'Beta EVM']);
-    await screenshot(page, 'wallets-evm-choice');
+    await screenshot(web.page, 'wallets-evm-choice');
     await menu.getByRole('menuitem', { name: 'Beta EVM' }).click();
 
     const beta = wallets.Beta?.evm as InjectedWallet;
     await expect.poll(() => session().locator('.session-wallet').getAttribute('data-wallet')).toBe(beta.address);
     expect(wallets.Alpha?.evm.signed).toEqual([]);
     expect(beta.signed).toHaveLength(1);
-    const host = new URL(page.url()).host;
+    const host = new URL(web.page.url()).host;
     const signed = beta.signed[0] as string;
     expect(signed.startsWith(`${host} wants you to sign in with your Ethereum account:\n${beta.address}\n`)).toBe(true);
     expect(parseSiweMessage(signed)).toMatchObject({ domain: host, uri: `http://${host}`, address: beta.address });
-    const me = await call(api, 'GET', '/me', {
-      token: await page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem('signal-demo.token')).token),
+    const me = await call(web.api, 'GET', '/me', {
+      token: await web.page.evaluate(
+        () => JSON.parse((globalThis as any).localStorage.getItem('signal-demo.token')).token,
+      ),
     });
     expect(me.body.wallet).toBe(beta.address);
-    await screenshot(page, 'wallets-evm-signed-in');
+    await screenshot(web.page, 'wallets-evm-signed-in');
     await session().getByRole('button', { name: 'Sign out' }).click();
   });
 
   it('Solana: lists both Wallet Standard wallets; the chosen one signs a SIWS message naming this page’s host', async () => {
     await header().getByRole('button', { name: 'Sign in with Solana' }).click();
-    const menu = page.getByRole('menu', { name: 'Solana wallets' });
+    const menu = web.page.getByRole('menu', { name: 'Solana wallets' });
     await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(['Alpha Solana', 'Beta Solana']);
     await menu.getByRole('menuitem', { name: 'Alpha Solana' }).click();
 
     const alpha = wallets.Alpha?.solana as InjectedWallet;
     await expect.poll(() => session().locator('.session-wallet').getAttribute('data-wallet')).toBe(alpha.address);
     expect(wallets.Beta?.solana.signed).toEqual([]);
-    const host = new URL(page.url()).host;
+    const host = new URL(web.page.url()).host;
     expect(alpha.signed).toHaveLength(1);
     expect(
       (alpha.signed[0] as string).startsWith(
@@ -83,8 +69,8 @@ describe.skipIf(skip)(`choosing among several wallets in Chromium (${CHROMIUM})`
       ),
     ).toBe(true);
     expect(alpha.signed[0]).toContain(`\nURI: http://${host}\n`);
-    await screenshot(page, 'wallets-solana-signed-in');
+    await screenshot(web.page, 'wallets-solana-signed-in');
     expect(all().reduce((n, w) => n + w.signed.length, 0)).toBe(2);
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   });
 });

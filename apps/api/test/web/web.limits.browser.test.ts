@@ -3,13 +3,8 @@
  * limits: each banner says which limit was hit (from RateLimit-Policy) and for how long (from
  * Retry-After), never "wait a minute" whatever the wait. Screenshots go to apps/api/artifacts/.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/pages/web.js';
-import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from '../browser.js';
-import { startApi, type TestApi } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, screenshot, skipWithoutChromium, useWebApp } from '../browser.js';
 import { injectWallets } from '../injected-wallets.js';
 
 const skip = skipWithoutChromium('web.limits.browser.test.ts');
@@ -18,36 +13,24 @@ const MINUTE = 60_000;
 const WHEN = /Try again in (\d+) seconds? \(at [^)]+\)\./;
 
 describe.skipIf(skip)(`the demo app's rate-limit banners in Chromium (${CHROMIUM})`, () => {
-  let api: TestApi;
-  let browser: Browser;
-  let page: Page;
-  let problems: string[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(join(WEB_DIST_DIR, 'index.html'))) throw new Error(`no web build in ${WEB_DIST_DIR}`);
-    api = await startApi('postgres', {
-      env: {
-        SEED_PROVIDERS: '5',
-        AUTH_RATE_LIMIT_PER_MINUTE: '1',
-        FOLLOW_RATE_LIMIT_PER_MINUTE: '1',
-        READ_RATE_LIMIT_PER_MINUTE: '12',
-      },
-    });
-    // A minute of room: every limit below is hit within this window.
-    api.advanceClock(MINUTE - (api.now().getTime() % MINUTE) + 1_000);
-    browser = await launchChromium({ width: 1200, height: 820 });
-    page = browser.page;
-    await injectWallets(page);
+  const web = useWebApp('postgres', {
+    env: {
+      SEED_PROVIDERS: '5',
+      AUTH_RATE_LIMIT_PER_MINUTE: '1',
+      FOLLOW_RATE_LIMIT_PER_MINUTE: '1',
+      READ_RATE_LIMIT_PER_MINUTE: '12',
+    },
+    viewport: { width: 1200, height: 820 },
     // The 429s themselves are logged by the browser as failed loads.
-    problems = watchProblems(page, /status of 429/);
+    expected: /status of 429/,
+    prepare: async ({ api, page }) => {
+      // A minute of room: every limit below is hit within this window.
+      api.advanceClock(MINUTE - (api.now().getTime() % MINUTE) + 1_000);
+      await injectWallets(page);
+    },
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await api?.stop();
-  });
-
-  const header = () => page.locator('header.topbar');
+  const header = () => web.page.locator('header.topbar');
   /** The delay a banner states, checked against the minute window it came from. */
   const statedDelay = (text: string | null) => {
     const seconds = Number(WHEN.exec(text ?? '')?.[1]);
@@ -57,16 +40,16 @@ describe.skipIf(skip)(`the demo app's rate-limit banners in Chromium (${CHROMIUM
   };
 
   it('a follow past the per-user limit: the button says follows are limited and for how long', async () => {
-    await page.goto(`${api.url}/`);
+    await web.page.goto(`${web.api.url}/`);
     await header().getByRole('button', { name: 'Sign in with EVM' }).click();
-    await page.getByTestId('session').waitFor();
-    await page.goto(`${api.url}/#/providers/1`);
-    const button = page.locator('.provider-side').getByRole('button');
+    await web.page.getByTestId('session').waitFor();
+    await web.page.goto(`${web.api.url}/#/providers/1`);
+    const button = web.page.locator('.provider-side').getByRole('button');
     await expect.poll(() => button.textContent()).toBe('Follow');
     await button.click();
     await expect.poll(() => button.textContent()).toBe('Unfollow');
     await button.click();
-    const alert = page.locator('.follow-error');
+    const alert = web.page.locator('.follow-error');
     await alert.waitFor();
     const text = await alert.textContent();
     expect(text).toMatch(/^Too many follows\. Follows and unfollows are limited per minute for each account\. /);
@@ -74,40 +57,40 @@ describe.skipIf(skip)(`the demo app's rate-limit banners in Chromium (${CHROMIUM
     expect(text).not.toMatch(/Wait a minute/);
     // Nothing was unfollowed.
     await expect(button.textContent()).resolves.toBe('Unfollow');
-    await screenshot(page, 'web-limit-follow');
+    await screenshot(web.page, 'web-limit-follow');
   });
 
   it('a sign-in past the per-address limit: the banner names sign-in and the wait', async () => {
-    await page.getByTestId('session').getByRole('button', { name: 'Sign out' }).click();
+    await web.page.getByTestId('session').getByRole('button', { name: 'Sign out' }).click();
     await header().getByRole('button', { name: 'Sign in with EVM' }).click();
-    const notice = page.locator('.notice');
+    const notice = web.page.locator('.notice');
     await notice.waitFor();
     await expect(notice.getAttribute('data-problem')).resolves.toBe('rate-limited');
     const text = await notice.textContent();
     expect(text).toContain('Too many sign-in attempts');
     expect(text).toContain('Sign-in requests from your network are limited per minute.');
     statedDelay(text);
-    await expect(page.getByTestId('session').count()).resolves.toBe(0);
-    await screenshot(page, 'web-limit-sign-in');
+    await expect(web.page.getByTestId('session').count()).resolves.toBe(0);
+    await screenshot(web.page, 'web-limit-sign-in');
   });
 
   it('catalogue reads past the per-address limit: the page says so, and loads again after the wait', async () => {
-    const panel = page.locator('.state-error');
+    const panel = web.page.locator('.state-error');
     for (let page_ = 1; page_ <= 14 && (await panel.count()) === 0; page_++) {
-      await page.goto(`${api.url}/#/?sortBy=name&order=asc&page=${page_}`);
-      await page.locator('[data-testid="providers"], [data-testid="empty"], .state-error').first().waitFor();
+      await web.page.goto(`${web.api.url}/#/?sortBy=name&order=asc&page=${page_}`);
+      await web.page.locator('[data-testid="providers"], [data-testid="empty"], .state-error').first().waitFor();
     }
     await expect(panel.getAttribute('data-problem')).resolves.toBe('rate-limited');
     const text = await panel.textContent();
     expect(text).toContain('Too many requests');
     expect(text).toContain('Catalogue requests from your network are limited per minute.');
     const seconds = statedDelay(text);
-    await screenshot(page, 'web-limit-reads');
+    await screenshot(web.page, 'web-limit-reads');
 
     // Once the stated time has passed (on the server's clock), "Try again" loads the page.
-    api.advanceClock(seconds * 1000);
+    web.api.advanceClock(seconds * 1000);
     await panel.getByRole('button', { name: 'Try again' }).click();
-    await page.locator('[data-testid="providers"], [data-testid="empty"]').first().waitFor();
-    expect(problems).toEqual([]);
+    await web.page.locator('[data-testid="providers"], [data-testid="empty"]').first().waitFor();
+    expect(web.problems).toEqual([]);
   });
 });

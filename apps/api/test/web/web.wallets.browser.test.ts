@@ -5,93 +5,85 @@
  * end; the Solana wallet's session on another device is refused from then on (401
  * SESSION_REVOKED), this browser's stays. Screenshots go to apps/api/artifacts/.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_DIST_DIR } from '../../src/pages/web.js';
-import { type Browser, CHROMIUM, launchChromium, screenshot, skipWithoutChromium, watchProblems } from '../browser.js';
-import { call, expectError, signIn, startApi, type TestApi } from '../harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, screenshot, skipWithoutChromium, useWebApp } from '../browser.js';
+import { call, expectError, signIn } from '../harness.js';
 import { type InjectedWallet, injectDiscoverableWallets } from '../injected-wallets.js';
 
 const skip = skipWithoutChromium('web.wallets.browser.test.ts');
 
 describe.skipIf(skip)(`the demo app's Wallets page in Chromium (${CHROMIUM})`, () => {
-  let api: TestApi;
-  let browser: Browser;
-  let page: Page;
   let evm: InjectedWallet;
   let solana: InjectedWallet;
-  let problems: string[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(join(WEB_DIST_DIR, 'index.html'))) throw new Error(`no web build in ${WEB_DIST_DIR}`);
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '5' } });
-    browser = await launchChromium({ width: 1200, height: 820 });
-    page = browser.page;
-    const wallets = await injectDiscoverableWallets(page, ['Alpha']);
-    evm = wallets.Alpha!.evm;
-    solana = wallets.Alpha!.solana;
-    problems = watchProblems(page);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await api?.stop();
+  const web = useWebApp('postgres', {
+    env: { SEED_PROVIDERS: '5' },
+    viewport: { width: 1200, height: 820 },
+    prepare: async ({ page }) => {
+      const wallets = await injectDiscoverableWallets(page, ['Alpha']);
+      evm = wallets.Alpha!.evm;
+      solana = wallets.Alpha!.solana;
+    },
   });
 
-  const main = () => page.locator('main');
-  const rows = () => page.locator('[data-testid="wallets"] tbody tr');
+  const main = () => web.page.locator('main');
+  const rows = () => web.page.locator('[data-testid="wallets"] tbody tr');
   const token = () =>
-    page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem('signal-demo.token')).token as string);
+    web.page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem('signal-demo.token')).token as string);
 
   it('links the Solana wallet found in the browser to the EVM user, then unlinks it with a confirmation', async () => {
-    await page.goto(`${api.url}/#/wallets`);
+    await web.page.goto(`${web.api.url}/#/wallets`);
     await expect(main().getByTestId('empty').textContent()).resolves.toContain('Sign in to see your wallets');
     // The browser's only EVM wallet signs in at once (no menu to choose from).
     await main().getByRole('button', { name: 'Sign in with EVM' }).click();
     await expect.poll(() => rows().count()).toBe(1);
     await expect(rows().first().getAttribute('data-wallet')).resolves.toBe(evm.address);
     // Discovery lists both of the browser's wallets to link.
-    await expect(page.getByTestId('link-wallets').getByRole('button').allTextContents()).resolves.toEqual([
+    await expect(web.page.getByTestId('link-wallets').getByRole('button').allTextContents()).resolves.toEqual([
       'Link Alpha EVM',
       'Link Alpha Solana',
     ]);
 
-    await page.getByRole('button', { name: 'Link Alpha Solana' }).click();
+    await web.page.getByRole('button', { name: 'Link Alpha Solana' }).click();
     await expect.poll(() => rows().count()).toBe(2);
-    await expect(page.getByTestId('outcome').textContent()).resolves.toContain('Linked Alpha Solana');
+    await expect(web.page.getByTestId('outcome').textContent()).resolves.toContain('Linked Alpha Solana');
     // The Solana wallet signed a Sign-In With Solana message naming this page's host.
-    const host = new URL(page.url()).host;
+    const host = new URL(web.page.url()).host;
     expect(solana.signed.at(-1)).toContain(
       `${host} wants you to sign in with your Solana account:\n${solana.address}\n`,
     );
-    const listed = await call(api, 'GET', '/me/wallets', { token: await token() });
+    const listed = await call(web.api, 'GET', '/me/wallets', { token: await token() });
     expect(listed.body.items.map((w: { wallet: string; primary: boolean }) => [w.wallet, w.primary])).toEqual([
       [evm.address, true],
       [solana.address, false],
     ]);
     await expect(rows().nth(1).textContent()).resolves.toContain('Not yet');
-    await screenshot(page, 'web-wallets-linked');
+    await screenshot(web.page, 'web-wallets-linked');
 
     // The Solana wallet signs in on another device: the same user.
-    const phone = await signIn(api, { address: solana.address, chain: 'solana', sign: (m) => solana.signElsewhere(m) });
+    const phone = await signIn(web.api, {
+      address: solana.address,
+      chain: 'solana',
+      sign: (m) => solana.signElsewhere(m),
+    });
     expect(phone.isNewUser).toBe(false);
 
     await rows()
       .nth(1)
       .getByRole('button', { name: `Unlink ${solana.address}` })
       .click();
-    const confirm = page.getByTestId('confirm');
+    const confirm = web.page.getByTestId('confirm');
     await expect(confirm.textContent()).resolves.toContain('every session it signed in ends, on every device');
     await expect(confirm.textContent()).resolves.toContain('This device stays signed in');
-    await screenshot(page, 'web-wallets-confirm');
+    await screenshot(web.page, 'web-wallets-confirm');
     await confirm.getByRole('button', { name: 'Unlink and end its sessions' }).click();
     await expect.poll(() => rows().count()).toBe(1);
-    await expect(page.getByTestId('outcome').textContent()).resolves.toContain('the sessions it signed in have ended');
-    expectError(await call(api, 'GET', '/me', { token: phone.token }), 401, 'SESSION_REVOKED');
-    expect((await call(api, 'GET', '/me', { token: await token() })).status).toBe(200);
+    await expect(web.page.getByTestId('outcome').textContent()).resolves.toContain(
+      'the sessions it signed in have ended',
+    );
+    expectError(await call(web.api, 'GET', '/me', { token: phone.token }), 401, 'SESSION_REVOKED');
+    expect((await call(web.api, 'GET', '/me', { token: await token() })).status).toBe(200);
     // The last wallet cannot be unlinked: its button is disabled.
     await expect(rows().first().getByRole('button').isDisabled()).resolves.toBe(true);
-    expect(problems).toEqual([]);
+    expect(web.problems).toEqual([]);
   }, 90_000);
 });

@@ -27,7 +27,7 @@ import {
   publishPerformance,
   updateProvider,
 } from '@signal/db';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { providerPerformanceCache } from '../cache-policy.js';
 import * as examples from '../examples.js';
 import { readLimitedProcedure } from '../rate-limit.js';
@@ -36,6 +36,22 @@ import { scopedProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
 import { providerNotFound } from './providers.router.js';
+
+/**
+ * Applies `patch` to provider `id` in the write's transaction and records its events; 404
+ * PROVIDER_NOT_FOUND when there is no such provider.
+ */
+async function patchProvider(
+  trx: Transaction<Database>,
+  id: number,
+  patch: Parameters<typeof updateProvider>[2],
+  now: Date,
+): Promise<ProviderWriteOutcome['provider']> {
+  const outcome = await updateProvider(trx, id, patch, now);
+  if (outcome === 'provider-not-found') throw providerNotFound(id);
+  await recordChanges(trx, outcome);
+  return outcome.provider;
+}
 
 /** The largest body of a publication: 1,000 points (CONTRACT.md). */
 const PUBLISH_BODY_BYTES = 64 * 1024;
@@ -103,13 +119,7 @@ export const providerWritesRouter = router({
     .input(ProviderPatchInputSchema)
     .use(writeTransaction)
     .output(ProviderWriteSchema)
-    .mutation(async ({ input, ctx }) => {
-      const { id, ...patch } = input;
-      const outcome = await updateProvider(ctx.trx, id, patch, ctx.services.now());
-      if (outcome === 'provider-not-found') throw providerNotFound(id);
-      await recordChanges(ctx.trx, outcome);
-      return outcome.provider;
-    }),
+    .mutation(({ input: { id, ...patch }, ctx }) => patchProvider(ctx.trx, id, patch, ctx.services.now())),
 
   archive: writeProcedure
     .meta({
@@ -134,9 +144,7 @@ export const providerWritesRouter = router({
     .use(writeTransaction)
     .output(ProviderArchivedSchema)
     .mutation(async ({ input, ctx }) => {
-      const outcome = await updateProvider(ctx.trx, input.id, { archived: true }, ctx.services.now());
-      if (outcome === 'provider-not-found') throw providerNotFound(input.id);
-      await recordChanges(ctx.trx, outcome);
+      await patchProvider(ctx.trx, input.id, { archived: true }, ctx.services.now());
       return { id: input.id, archived: true as const };
     }),
 
