@@ -27,8 +27,6 @@
  *   --against <what>     with --instructions: the baseline column is the service itself, and the
  *                        service column the same build with `metrics` (METRICS=true) or through a
  *                        transaction-mode PgBouncer (`pooler`): the cost of the option, counted
- *   --node-args <flags>  with --instructions: V8 flags for both counted servers (space-separated,
- *                        e.g. "--single-threaded": no background compiling or marking)
  * BENCH_DATABASE_URL: a database on the server where the bench may create its own databases.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -120,7 +118,6 @@ const { values: args } = parseArgs({
     v8: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
-    'node-args': { type: 'string' },
   },
 });
 
@@ -438,11 +435,7 @@ async function instructionsMain() {
     // --v8="<flags>": other V8 flags than STEADY_V8_FLAGS for both servers (--v8 '' for none).
     const v8Flags = args.v8 === undefined ? STEADY_V8_FLAGS : args.v8.split(' ').filter(Boolean);
     // --perf-map: V8 writes /tmp/perf-<pid>.map, so callgrind-js.ts can name the compiled code.
-    const nodeArgs = [
-      ...v8Flags,
-      ...(args['perf-map'] ? ['--perf-basic-prof'] : []),
-      ...(args['node-args']?.split(' ').filter(Boolean) ?? []),
-    ];
+    const nodeArgs = [...v8Flags, ...(args['perf-map'] ? ['--perf-basic-prof'] : [])];
     const serviceSpec = apiSpec(catalogue, privateKeyPem, nodeArgs);
     // Under callgrind a request can take longer than the 30 s a client gets by default to
     // send one (REQUEST_TIMEOUT_MS), and an idle keep-alive socket closed by the server just

@@ -6,6 +6,7 @@
  * answer a revalidation with its ETag would be told is current.
  */
 import { type Kysely, sql } from 'kysely';
+import { catalogueVersionSql } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
 import type { Database } from './schema.js';
 
@@ -28,11 +29,7 @@ export async function currentVersions(
 ): Promise<CurrentVersions> {
   const [row] = await runCompiled(db, 'currentVersions', [ids, catalogue], (idList, withCatalogue) =>
     db.selectNoFrom([
-      sql<
-        string | null
-      >`case when ${withCatalogue}::boolean then (select sum(version) from catalogue_versions)::text end`.as(
-        'catalogue',
-      ),
+      sql<string | null>`case when ${withCatalogue}::boolean then ${catalogueVersionSql} end`.as('catalogue'),
       sql<
         string[]
       >`array(select p.id::text || ':' || p.version::text from providers p where p.id = any(${idList}::int8[]) and p.archived_at is null)`.as(

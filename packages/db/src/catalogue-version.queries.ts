@@ -14,15 +14,20 @@ export interface VersionSink {
 }
 
 /**
+ * The catalogue's version as text: the sum of the slots of migration 0007, which rises with every
+ * committed change of any provider, follows included. Read inside the statement that reads the
+ * rows it versions, so both come from one snapshot.
+ */
+export const catalogueVersionSql = sql<string>`(select sum(version) from catalogue_versions)::text`;
+
+/**
  * The catalogue total (kept exact by triggers: no count(*) over the table) and version in one
  * read. The version (sum of the slots of migration 0007) rises with every committed change of
  * any provider, follows included.
  */
 export async function catalogueState(db: Kysely<Database>): Promise<{ total: number; version: string }> {
   const [row] = await runCompiled(db, 'catalogueState', [], () =>
-    db
-      .selectFrom('catalogue_counters')
-      .select(['provider_count', sql<string>`(select sum(version) from catalogue_versions)::text`.as('version')]),
+    db.selectFrom('catalogue_counters').select(['provider_count', catalogueVersionSql.as('version')]),
   );
   return { total: Number(row?.provider_count ?? 0), version: row?.version ?? '0' };
 }

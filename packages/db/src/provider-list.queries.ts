@@ -10,7 +10,7 @@
  */
 import type { Provider, ProviderFilterField, ProviderFilters, ProviderSortField, SortOrder } from '@signal/core';
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import { catalogueState, type VersionSink } from './catalogue-version.queries.js';
+import { catalogueState, catalogueVersionSql, type VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
 import { exactTimestamp, type PageResult, type Paging, pageResult } from './paging.js';
 import { PROVIDER_COLUMNS, type ProviderRow, PUBLIC_PROVIDER, toProvider } from './provider.queries.js';
@@ -197,7 +197,7 @@ async function matches(
     (...filterValues) =>
       db
         .selectNoFrom((eb) => [
-          sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+          catalogueVersionSql.as('version'),
           eb
             .selectFrom(
               whereFilters(
@@ -236,7 +236,7 @@ async function broadMatches(
       db
         .selectFrom('catalogue_counters as c')
         .select([
-          sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+          catalogueVersionSql.as('version'),
           sql<string>`case
             when o.n <= ${bound} then c.provider_count - o.n
             else (select count(*) from providers p where ${PUBLIC_PROVIDER} and ${FILTERS[name](matchValue)})
@@ -309,7 +309,7 @@ async function searchPage(
           .select([
             ...columns,
             sql<string>`k.matches`.as('matches'),
-            sql<string>`(select sum(version) from catalogue_versions)::text`.as('version'),
+            catalogueVersionSql.as('version'),
           ]) as unknown as ProviderQuery,
         spec,
         order,
