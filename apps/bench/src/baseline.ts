@@ -296,7 +296,7 @@ app.post('/auth/verify', async (req, reply) => {
        select consumed.wallet, $4::text, $1::timestamptz, $1::timestamptz from consumed
        on conflict (wallet) do update set last_login_at = excluded.last_login_at
        returning id, wallet, chain, created_at, last_login_at, xmax = 0 as inserted,
-         (select count(*) from follows f where f.user_id = users.id) as following_count,
+         ${FOLLOWING_COUNT_OF_USERS} as following_count,
          ${WALLETS_OF_USERS} as wallets),
      touched as (
        update user_wallets set last_login_at = $1 where wallet = $3),
@@ -343,6 +343,11 @@ app.post('/auth/verify', async (req, reply) => {
 });
 
 /** A user's linked wallets as wire items, oldest first (Version 3: several wallets per user). */
+/** A user's following count as the service counts it: public providers only (an archived provider's
+ * follows are kept for its restore but not counted), so the two answer alike whatever is archived. */
+const FOLLOWING_COUNT_OF_USERS =
+  '(select count(*) from follows f join providers p on p.id = f.provider_id where f.user_id = users.id and p.archived_at is null)';
+
 const WALLETS_OF_USERS = `coalesce((
   select json_agg(json_build_object(
     'wallet', w.wallet, 'chain', w.chain,
@@ -357,7 +362,7 @@ app.get('/me', async (req, reply) => {
   if (userId === null) return fail(reply, 401, 'UNAUTHORIZED', 'A token of a live session is required');
   const { rows } = await pool.query(
     `select id, wallet, chain, created_at, last_login_at,
-       (select count(*) from follows f where f.user_id = users.id) as following_count,
+       ${FOLLOWING_COUNT_OF_USERS} as following_count,
        ${WALLETS_OF_USERS} as wallets
      from users where id = $1`,
     [userId],
