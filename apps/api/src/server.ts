@@ -111,7 +111,7 @@ export function createServer(options: ServerOptions) {
     }
     maintenance = startMaintenance(services);
     for (const warning of webhookWarnings(config)) services.log.warn(warning);
-    const onDelivery = metrics && (await webhookMetrics(metrics, services));
+    const onDelivery = metrics && webhookMetrics(metrics, services);
     webhooks = startWebhookWorker(services, { onOutcome: onDelivery });
     if (config.eventBusUrl) {
       relay = startEventRelay(services, services.feedWatcher, config.eventBusUrl);

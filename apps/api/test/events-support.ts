@@ -1,9 +1,11 @@
 /**
  * What the event tests share: the whole feed as a consumer reads it, a bounded wait, and the
- * NATS side (a stream and subject prefix of a test's own, a stream's messages).
+ * NATS side (a stream and subject prefix of a test's own, a stream's messages, the relay's promise
+ * that a stream ends up holding the whole feed).
  */
 import { randomBytes } from 'node:crypto';
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { expect } from 'vitest';
 import { call } from './harness.js';
 
 /** The NATS server with JetStream the bus tests use (CI checks it is there: .ci/run). */
@@ -61,3 +63,23 @@ export const streamMessageCount = (jsm: JetStreamManager, stream: string) =>
     (info) => info.state.messages,
     () => 0,
   );
+
+/**
+ * The relay's promise: once the stream holds as many messages as the feed has events, it holds
+ * the whole feed once, in feed order, each message's Nats-Msg-Id its event's id. Waits `attempts`
+ * × 50 ms at most; returns the feed and the messages for the test's own checks.
+ */
+export async function expectStreamHoldsFeed(
+  jsm: JetStreamManager,
+  stream: string,
+  api: { url: string },
+  token: string,
+  attempts?: number,
+) {
+  const feed = await readWholeFeed(api, token);
+  await until(async () => (await streamMessageCount(jsm, stream)) >= feed.length, 'the feed on the stream', attempts);
+  const messages = await streamMessages(jsm, stream);
+  expect(messages.map((m) => m.event)).toEqual(feed);
+  expect(messages.filter((m) => m.msgId !== m.event.id)).toEqual([]);
+  return { feed, messages };
+}

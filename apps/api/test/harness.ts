@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { User } from '@signal/core';
 import { type Backend, createDatabase, type DatabaseHandle } from '@signal/db';
-import { apiStarter, createScratchDatabase, type TestApi as StartedApi, type StartOptions } from '@signal/test-support';
+import {
+  apiStarter,
+  createScratchDatabase,
+  type ScratchDatabase,
+  type TestApi as StartedApi,
+  type StartOptions,
+} from '@signal/test-support';
 import { startedForTests, startedPartsForTests } from '@signal/test-support/vitest';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import bs58 from 'bs58';
@@ -63,6 +69,23 @@ export async function startServerPair(backend: Backend = 'postgres'): Promise<{
 /** The block's server pair (startServerPair): `const { a, b } = useServerPair();`. */
 export function useServerPair(backend: Backend = 'postgres'): { a: TestApi; b: TestApi } {
   return startedPartsForTests(() => startServerPair(backend), ['a', 'b']);
+}
+
+/**
+ * The block's scratch PostgreSQL database, for servers the block starts its own way (a process,
+ * behind a proxy), and `direct`, a pool of 2 on it for the tests' own reads and writes; both end
+ * after the block's own afterAll hooks, which stop its servers first.
+ */
+export function useScratchDatabase(): { scratch: ScratchDatabase; direct: DatabaseHandle } {
+  return startedPartsForTests(async () => {
+    const scratch = await createScratchDatabase();
+    const direct = createDatabase({ url: scratch.url, poolSize: 2 });
+    const stop = async () => {
+      await direct.close();
+      await scratch.drop();
+    };
+    return { scratch, direct, stop };
+  }, ['scratch', 'direct']);
 }
 
 /**

@@ -3,13 +3,7 @@
  * same machine (see BENCH.md). Options:
  *   --quick              10k catalogue only, about a second per run (CI runs this)
  *   --out <file.json>    also write the results as JSON
- *   --only <keys>        run only these rows (comma-separated: raw, list, scale, deep, offset, name,
- *                        detail, stats, trpc, me, follow, nonce, verify-evm, verify-solana, verify-siwe, metrics,
- *                        named, pooler-detail, pooler-list, replica-list: see deployment.ts; mix, kept-list,
- *                        kept-detail, kept-stats, kept-*-304, kept-churn: see cached-rows.ts; webhooks,
- *                        webhook-latency: see webhooks.ts; feed: feed.ts; followers-deep, followers-key,
- *                        publish, sort-roi7d … sort-tradingDays, roi-cursor, search, broad:
- *                        operator-rows.ts)
+ *   --only <keys>        run only these rows (comma-separated; every key, by file: row-keys.ts)
  *   --profile            run both servers under `node --cpu-prof`; print where their time went
  *   --instructions       instead of the load rows: instructions per request under valgrind's
  *                        callgrind, API and baseline, for list, detail, me and follow (instructions.ts)

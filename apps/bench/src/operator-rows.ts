@@ -18,7 +18,7 @@
  */
 import pg from 'pg';
 import type { Figures, Row, Verdict } from './report.js';
-import { type Bench, get, type Scenario } from './scenarios.js';
+import { type Bench, cycling, get, type Scenario } from './scenarios.js';
 import type { ServerProcess } from './servers.js';
 
 export const OPERATOR_KEYS = ['followers-deep', 'followers-key', 'publish'] as const;
@@ -133,27 +133,11 @@ function publishBodies(variants: number, now = new Date()): string[] {
 /** Each request publishes 30 points for the next provider of `ids` (spread: no lock waits). */
 function publishes(server: ServerProcess, ids: number[], key: string) {
   const bodies = publishBodies(16);
-  return {
-    url: server.url,
-    cpuMs: server.cpuMs,
-    requests: () => {
-      let next = 0;
-      return [
-        {
-          method: 'POST' as const,
-          setupRequest: (request: object) => {
-            const i = next++;
-            return {
-              ...request,
-              path: `/providers/${ids[i % ids.length]}/performance`,
-              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body: bodies[i % bodies.length],
-            };
-          },
-        },
-      ];
-    },
-  };
+  return cycling(server, 'POST', (i) => ({
+    path: `/providers/${ids[i % ids.length]}/performance`,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: bodies[i % bodies.length],
+  }));
 }
 
 /** Milliseconds of `statement` alone on the catalogue: the median of 5 runs after one warm-up. */

@@ -97,25 +97,25 @@ function revalidations(server: ServerProcess, path: string): LoadTarget {
   };
 }
 
-/** GET requests cycling through `paths`, optionally with one header set per request. */
-export function get(server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]): LoadTarget {
+/** Requests of `method`, the i-th of each run (from 0 on every run) completed by `request(i)`. */
+export function cycling(
+  server: ServerProcess,
+  method: autocannon.Request['method'],
+  request: (i: number) => Partial<autocannon.Request>,
+): LoadTarget {
   return {
     url: server.url,
     cpuMs: server.cpuMs,
     requests: () => {
       let next = 0;
-      return [
-        {
-          method: 'GET',
-          setupRequest: (request) => {
-            const i = next++;
-            return { ...request, path: paths[i % paths.length], headers: headers[i % headers.length] };
-          },
-        },
-      ];
+      return [{ method, setupRequest: (base) => ({ ...base, ...request(next++) }) }];
     },
   };
 }
+
+/** GET requests cycling through `paths`, optionally with one header set per request. */
+export const get = (server: ServerProcess, paths: string[], headers: Record<string, string>[] = [{}]) =>
+  cycling(server, 'GET', (i) => ({ path: paths[i % paths.length], headers: headers[i % headers.length] }));
 
 /** Nonces for fresh random wallets (any wallet would do: issuing stores nothing). */
 function nonces(server: ServerProcess): LoadTarget {

@@ -4,7 +4,7 @@
  * otherwise have to read back at once (a follow's count after it); the rest is one read away.
  */
 import { z } from 'zod';
-import { boundedText, pageLimitParam } from './schema-shapes.js';
+import { boundedText, serviceLimitParam } from './schema-shapes.js';
 import { ChainSchema, MAX_CURSOR_LENGTH } from './schemas.js';
 import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
@@ -69,9 +69,6 @@ export const EventSchema = z
   .describe('An event: `data` depends on `type` (docs/events.md)') as unknown as z.ZodType<Event>;
 export type Event = { [T in EventType]: { id: string; type: T; occurredAt: string; data: EventData<T> } }[EventType];
 
-export const MAX_FEED_LIMIT = 1_000;
-export const DEFAULT_FEED_LIMIT = 100;
-
 const KNOWN_TYPES = new Set<string>(EVENT_TYPES);
 
 /** `types=a,b`: a comma-separated list of event types (the same string from a tRPC client). */
@@ -90,7 +87,7 @@ export const EventFeedQuerySchema = z.object({
   after: boundedText(MAX_CURSOR_LENGTH)
     .describe('The `nextCursor` of the previous page; from the oldest retained event without it')
     .optional(),
-  limit: pageLimitParam('Events', MAX_FEED_LIMIT, DEFAULT_FEED_LIMIT),
+  limit: serviceLimitParam('Events'),
   types: eventTypesParam.optional(),
 });
 export type EventFeedQuery = z.input<typeof EventFeedQuerySchema>;

@@ -17,6 +17,12 @@ export function pageLimitParam(items: string, max: number, fallback: number) {
   return integerParam(`${items} per page, 1..${max}`, 1, max).default(fallback);
 }
 
+/**
+ * The page size of the lists internal services read in bulk (the event feed, a provider's
+ * followers, a webhook's deliveries): up to 1,000 a page, 100 by default.
+ */
+export const serviceLimitParam = (items: string) => pageLimitParam(items, 1_000, 100);
+
 /** The answer of a call that ends something: the id it ended and `<flag>: true`. */
 export function endedSchema<const Flag extends string>(flag: Flag, description: string) {
   return z.object({ id: z.string().describe(description) }).extend({ [flag]: z.literal(true) } as {

@@ -3,7 +3,7 @@
  * internal services read with a key (CONTRACT.md, "Service keys" and "Followers of a provider").
  */
 import { z } from 'zod';
-import { boundedText, endedSchema, isoTimestamp, pageLimitParam } from './schema-shapes.js';
+import { boundedText, endedSchema, isoTimestamp, serviceLimitParam } from './schema-shapes.js';
 import { ChainSchema, cursorParam, integerParam, pageSchema } from './schemas.js';
 import { ScopeSchema } from './service-vocabulary.js';
 
@@ -67,12 +67,9 @@ export type RevokedServiceKey = z.infer<typeof RevokedServiceKeySchema>;
 
 // ── Followers of a provider (fan-out) ──────────────────────────────────────
 
-export const MAX_FOLLOWERS_LIMIT = 1000;
-export const DEFAULT_FOLLOWERS_LIMIT = 100;
-
 export const FollowersQuerySchema = z.object({
   id: integerParam('Provider id, a positive integer', 1, Number.MAX_SAFE_INTEGER),
-  limit: pageLimitParam('Followers', MAX_FOLLOWERS_LIMIT, DEFAULT_FOLLOWERS_LIMIT),
+  limit: serviceLimitParam('Followers'),
   cursor: cursorParam.optional(),
 });
 export type FollowersQuery = z.input<typeof FollowersQuerySchema>;

@@ -4,7 +4,7 @@
  * wire type: the router, the OpenAPI document and the SDK's types all come from these.
  */
 import { z } from 'zod';
-import { boundedText, endedSchema, isoTimestamp, pageLimitParam, patchSchema } from './schema-shapes.js';
+import { boundedText, endedSchema, isoTimestamp, patchSchema, serviceLimitParam } from './schema-shapes.js';
 import { cursorParam } from './schemas.js';
 import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
 
@@ -104,13 +104,10 @@ export type WebhookList = z.infer<typeof WebhookListSchema>;
 export const DeletedWebhookSchema = endedSchema('deleted', 'The endpoint deleted');
 export type DeletedWebhook = z.infer<typeof DeletedWebhookSchema>;
 
-export const MAX_DELIVERIES_LIMIT = 1000;
-export const DEFAULT_DELIVERIES_LIMIT = 100;
-
 export const DeliveriesQuerySchema = z.object({
   id: webhookId,
   cursor: cursorParam.optional(),
-  limit: pageLimitParam('Attempts', MAX_DELIVERIES_LIMIT, DEFAULT_DELIVERIES_LIMIT),
+  limit: serviceLimitParam('Attempts'),
 });
 export type DeliveriesQuery = z.input<typeof DeliveriesQuerySchema>;
 

@@ -9,7 +9,7 @@
  * instead when the planner finds that cheaper. Plans: docs/design.md, "Searching the catalogue".
  */
 import type { Provider, ProviderFilterField, ProviderFilters, ProviderSortField, SortOrder } from '@signal/core';
-import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type Compilable, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { catalogueState, catalogueVersionSql, type VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
 import { exactTimestamp, type PageResult, type Paging, pageResult } from './paging.js';
@@ -190,29 +190,31 @@ async function matches(
   if (names.length === 0) return catalogueState(db);
   const complement = names.length === 1 ? COMPLEMENTS[names[0] as ListFilter] : undefined;
   if (complement) return broadMatches(db, names[0] as ProviderFilterField, complement, values[0]);
-  const [row] = await runCompiled(
-    db,
-    `countProviders:${names.join(',')}`,
-    values,
-    (...filterValues) =>
-      db
-        .selectNoFrom((eb) => [
-          catalogueVersionSql.as('version'),
-          eb
-            .selectFrom(
-              whereFilters(
-                db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery,
-                names,
-                filterValues,
-              ).as('m'),
-            )
-            .select((inner) => inner.fn.countAll<number>().as('n'))
-            .as('total'),
-        ])
-        .$castTo<{ version: string; total: number }>(),
-    // Planned with its values known: a search's trigram index pays only for a selective pattern.
-    { prepare: false },
-  );
+  return countWithVersion(db, `countProviders:${names.join(',')}`, values, (...filterValues) => {
+    const publicProviders = db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery;
+    const matching = whereFilters(publicProviders, names, filterValues).as('m');
+    return db.selectNoFrom((eb) => [
+      catalogueVersionSql.as('version'),
+      eb
+        .selectFrom(matching)
+        .select((inner) => inner.fn.countAll<number>().as('n'))
+        .as('total'),
+    ]);
+  });
+}
+
+/**
+ * Runs a statement answering one row of `total` (a count, as a number or bigint text) and the
+ * catalogue's `version`, planned with its values known: a search's trigram index pays only for
+ * a selective pattern, a range filter's index only for a narrow range.
+ */
+async function countWithVersion<const V extends readonly unknown[]>(
+  db: Kysely<Database>,
+  key: string,
+  values: V,
+  build: (...values: V) => Compilable<{ version: string; total: number | string }>,
+): Promise<{ total: number; version: string }> {
+  const [row] = await runCompiled(db, key, values, build, { prepare: false });
   return { total: Number(row?.total ?? 0), version: row?.version ?? '0' };
 }
 
@@ -228,7 +230,7 @@ async function broadMatches(
   complement: (value: unknown) => RawBuilder<boolean>,
   value: unknown,
 ): Promise<{ total: number; version: string }> {
-  const [row] = await runCompiled(
+  return countWithVersion(
     db,
     `countProvidersBroad:${name}`,
     [value, value, COMPLEMENT_PROBE, COMPLEMENT_PROBE] as const,
@@ -257,12 +259,8 @@ async function broadMatches(
               .select((inner) => inner.fn.countAll<number>().as('n'))
               .as('o'),
           (join) => join.onTrue(),
-        )
-        .$castTo<{ version: string; total: string }>(),
-    // Planned with its values known, as the direct count is.
-    { prepare: false },
+        ),
   );
-  return { total: Number(row?.total ?? 0), version: row?.version ?? '0' };
 }
 
 /**

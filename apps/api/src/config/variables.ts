@@ -84,13 +84,21 @@ const trustProxy = z.string().transform((value, ctx) => {
   }
 });
 
+/** Text that `parse` turns into its value; undefined refuses it with `message`. */
+function parsedText<T>(parse: (value: string) => T | undefined, message: string) {
+  return z.string().transform((value, ctx) => {
+    const parsed = parse(value);
+    if (parsed !== undefined) return parsed;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+}
+
 /** Concatenated PEM public keys (`JWT_PREVIOUS_PUBLIC_KEYS` may hold several), `\n` escapes allowed. */
-const previousPublicKeys = z.string().transform((value, ctx) => {
-  const keys = value.replace(/\\n/g, '\n').match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g);
-  if (keys) return keys;
-  ctx.addIssue({ code: 'custom', message: 'must hold one or more PEM public keys' });
-  return z.NEVER;
-});
+const previousPublicKeys = parsedText(
+  (value) => value.replace(/\\n/g, '\n').match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? undefined,
+  'must hold one or more PEM public keys',
+);
 
 /** A variable's text as the environment gives it, parsed to its value. */
 type Text = z.ZodType<unknown, string>;
@@ -488,12 +496,10 @@ export const VARIABLES = [
     key: 'webhooks.retrySchedule',
     group: 'webhooks',
     ...defaulted(
-      z.string().transform((value, ctx) => {
+      parsedText((value) => {
         const delays = parseRetrySchedule(value);
-        if (delays && delays.length <= 50) return delays;
-        ctx.addIssue({ code: 'custom', message: 'must be up to 50 comma-separated durations such as 5s,5m,2h' });
-        return z.NEVER;
-      }),
+        return delays && delays.length <= 50 ? delays : undefined;
+      }, 'must be up to 50 comma-separated durations such as 5s,5m,2h'),
       DEFAULT_RETRY_SCHEDULE,
     ),
     doc: 'the delay after each failed webhook attempt (units `ms`, `s`, `m`, `h`, `d`), comma-separated, so 1 + its length attempts in all; a longer `Retry-After` from the receiver wins (up to a day). See [Webhooks](events.md#webhooks)',
@@ -503,12 +509,10 @@ export const VARIABLES = [
     key: 'webhooks.disableAfterMs',
     group: 'webhooks',
     ...defaulted(
-      z.string().transform((value, ctx) => {
+      parsedText((value) => {
         const ms = parseDuration(value);
-        if (ms !== undefined && ms > 0) return ms;
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m' });
-        return z.NEVER;
-      }),
+        return ms !== undefined && ms > 0 ? ms : undefined;
+      }, 'must be a duration such as 5d, 12h or 30m'),
       DEFAULT_DISABLE_AFTER,
     ),
     doc: 'an endpoint that fails every attempt for this long is disabled (its pending deliveries fail)',

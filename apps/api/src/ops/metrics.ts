@@ -39,6 +39,11 @@ export interface Metrics {
   gauge(name: string, help: string, read: () => number | Promise<number>): void;
   /** A counter whose running total another module keeps (the answer cache's hits), read at every scrape. */
   counter(name: string, help: string, read: () => number): void;
+  /**
+   * A counter by `outcome` that another module counts into (webhook attempts), its `known`
+   * outcomes shown at 0 from the start: returns what counts one.
+   */
+  outcomes(name: string, help: string, known: readonly string[]): (outcome: string) => void;
   /** The text of a scrape and its content type. */
   scrape(): Promise<{ contentType: string; body: string }>;
   /** Serves GET /metrics (and nothing else) on its own listener. */
@@ -203,22 +208,23 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
 
   const duration = requestHistogram(registry);
 
-  const signIns = new Counter({
-    name: 'signal_sign_ins_total',
-    help: 'Sign-in attempts (POST /auth/verify, REST and tRPC) by outcome: success or the error code answered',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  signIns.inc({ outcome: 'success' }, 0);
+  const outcomes = (name: string, help: string, known: readonly string[]) => {
+    const counter = new Counter({ name, help, labelNames: ['outcome'] as const, registers: [registry] });
+    for (const outcome of known) counter.inc({ outcome }, 0);
+    return (outcome: string) => counter.inc({ outcome });
+  };
 
-  const chainChecks = new Counter({
-    name: 'signal_chain_checks_total',
-    help:
-      'Contract-wallet signature checks by outcome: valid, invalid, failed (one eth_call each, after an eth_getCode ' +
+  const signIn = outcomes(
+    'signal_sign_ins_total',
+    'Sign-in attempts (POST /auth/verify, REST and tRPC) by outcome: success or the error code answered',
+    ['success'],
+  );
+  const chainCheck = outcomes(
+    'signal_chain_checks_total',
+    'Contract-wallet signature checks by outcome: valid, invalid, failed (one eth_call each, after an eth_getCode ' +
       'for a plain signature), no-code (one eth_getCode); no node call: no-code-known, invalid-known, shared, busy',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+    [],
+  );
 
   new Gauge({
     name: 'signal_db_pool_connections',
@@ -247,12 +253,9 @@ export async function createMetrics(database: DatabaseHandle): Promise<Metrics> 
   const metrics: Metrics = {
     registry,
     observe: duration.observe,
-    signIn(outcome) {
-      signIns.inc({ outcome });
-    },
-    chainCheck(outcome) {
-      chainChecks.inc({ outcome });
-    },
+    signIn,
+    chainCheck,
+    outcomes,
     gauge(name, help, read) {
       new Gauge({
         name,

@@ -10,20 +10,16 @@ import type { Metrics } from './metrics.js';
 import type { DeliveryOutcomeLabel } from './webhook-worker.js';
 
 /** Registers the figures; returns what the worker calls for each recorded attempt. */
-export async function webhookMetrics(
+export function webhookMetrics(
   metrics: Metrics,
   services: Pick<Services, 'database'>,
-): Promise<(outcome: DeliveryOutcomeLabel) => void> {
-  const { Counter } = await import('prom-client');
-  const attempts = new Counter({
-    name: 'signal_webhook_deliveries_total',
-    help:
-      'Webhook delivery attempts recorded by this server, by outcome: succeeded (a 2xx), retrying (failed, another ' +
+): (outcome: DeliveryOutcomeLabel) => void {
+  const attempt = metrics.outcomes(
+    'signal_webhook_deliveries_total',
+    'Webhook delivery attempts recorded by this server, by outcome: succeeded (a 2xx), retrying (failed, another ' +
       'attempt scheduled), failed (failed for good: schedule spent, 410, endpoint disabled)',
-    labelNames: ['outcome'] as const,
-    registers: [metrics.registry],
-  });
-  for (const outcome of ['succeeded', 'retrying', 'failed'] as const) attempts.inc({ outcome }, 0);
+    ['succeeded', 'retrying', 'failed'] satisfies DeliveryOutcomeLabel[],
+  );
   figureGauges(metrics, () => webhookFigures(services.database.db), [
     [
       'signal_webhook_oldest_undelivered_seconds',
@@ -36,5 +32,5 @@ export async function webhookMetrics(
       (figures) => figures.pending,
     ],
   ]);
-  return (outcome) => attempts.inc({ outcome });
+  return attempt;
 }

@@ -5,10 +5,18 @@
  * 503 on /ready, and recover by itself when the proxy is back; a follow storm across the cut
  * loses no acknowledged change and leaves every followerCount equal to its rows.
  */
-import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  startApi,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+  useScratchDatabase,
+} from '../harness.js';
 import { checkFollowInvariants, followStorm, preparePlans, signInMany } from '../storm.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
@@ -31,10 +39,9 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 const ANSWER_BOUND_MS = 6_500;
 
 describe('database outage behind a TCP proxy', () => {
-  const scratch = scratchDatabaseForTests();
+  const { scratch, direct } = useScratchDatabase();
   let proxy: TcpProxy;
   let api: TestApi;
-  let direct: DatabaseHandle;
   let token: string;
 
   beforeAll(async () => {
@@ -44,13 +51,11 @@ describe('database outage behind a TCP proxy', () => {
     const proxied = new URL(scratch.url);
     proxied.port = String(proxy.port);
     api = await startApi('postgres', { databaseUrl: proxied.toString(), env: { SEED_PROVIDERS: '10' } });
-    direct = createDatabase({ url: scratch.url, poolSize: 2 });
     ({ token } = await signIn(api, evmWallet()));
   });
   afterAll(async () => {
     await proxy?.restore();
     await api?.stop();
-    await direct?.close();
     await proxy?.close();
   });
 

@@ -4,10 +4,8 @@
  * guarantees: follower counts equal follow rows, nothing acknowledged is lost, no nonce gives
  * two tokens, one user per wallet, and the tokens issued before the crash still work.
  */
-import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError } from '../harness.js';
+import { call, expectError, useScratchDatabase } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
 import {
   checkFollowInvariants,
@@ -21,18 +19,15 @@ import {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('kill -9 during load, then restart', () => {
-  const scratch = scratchDatabaseForTests();
-  let direct: DatabaseHandle;
+  const { scratch, direct } = useScratchDatabase();
   let env: Record<string, string>;
   let api: ApiProcess | undefined;
 
   beforeAll(async () => {
     env = { DATABASE_URL: scratch.url, JWT_PRIVATE_KEY: signingKeyPem(), SEED_PROVIDERS: '12' };
-    direct = createDatabase({ url: scratch.url, poolSize: 2 });
   });
   afterAll(async () => {
     await api?.crash();
-    await direct?.close();
   });
 
   it('a follow storm: counts equal rows and every acknowledged change survives', async () => {

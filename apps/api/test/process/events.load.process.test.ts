@@ -15,14 +15,7 @@ import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isolatedStream,
-  NATS_URL,
-  readWholeFeed,
-  streamMessageCount,
-  streamMessages,
-  until,
-} from '../events-support.js';
+import { expectStreamHoldsFeed, isolatedStream, NATS_URL } from '../events-support.js';
 import { call, evmWallet, signIn } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
 
@@ -155,15 +148,7 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       expect(carried).toBeGreaterThan(100);
     }
     // The bus: the relays of both servers left the whole feed on the stream, once, in feed order.
-    const feed = await readWholeFeed(a, ADMIN_KEY);
-    await until(
-      async () => (await streamMessageCount(jsm, bus.stream)) >= feed.length,
-      'the feed on the stream',
-      1_200,
-    );
-    const messages = await streamMessages(jsm, bus.stream);
-    expect(messages.map((m) => m.event)).toEqual(feed);
-    expect(messages.every((m) => m.msgId === m.event.id)).toBe(true);
+    const { messages } = await expectStreamHoldsFeed(jsm, bus.stream, a, ADMIN_KEY, 1_200);
     console.log(
       `feed under load: ${written} follow changes by ${WRITERS} writers in ${WRITE_MS} ms, ${polls} polls; ${messages.length} events on the bus`,
     );

@@ -3,18 +3,15 @@
  * nothing else: sign-in state, follows and the auth rate limit live in the database, so either
  * process may serve any request, as behind a load balancer.
  */
-import { createDatabase, type DatabaseHandle } from '@signal/db';
-import { scratchDatabaseForTests } from '@signal/test-support/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, solanaWallet } from '../harness.js';
+import { call, evmWallet, expectError, signIn, solanaWallet, useScratchDatabase } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
 import { checkFollowInvariants, followStorm, preparePlans, signInMany } from '../storm.js';
 
 const LIMIT = 30;
 
 describe('two API processes on one database', () => {
-  const scratch = scratchDatabaseForTests();
-  let direct: DatabaseHandle;
+  const { scratch, direct } = useScratchDatabase();
   let a: ApiProcess;
   let b: ApiProcess;
   /** A different client address per call, so the shared rate limit stays out of the way. */
@@ -31,12 +28,10 @@ describe('two API processes on one database', () => {
     };
     // Started together: migrations and the demo seed are serialised by advisory locks.
     [a, b] = await Promise.all([spawnApi(env), spawnApi(env)]);
-    direct = createDatabase({ url: scratch.url, poolSize: 2 });
   });
   afterAll(async () => {
     await a?.crash();
     await b?.crash();
-    await direct?.close();
   });
 
   it('started together, they seeded once', async () => {

@@ -222,7 +222,7 @@ export function FilterBar({ view }: { view: CatalogueView }) {
           Clear filters
         </button>
         {/* Enter applies at once (implicit submission needs a submit button in a form of several boxes). */}
-        <button type="submit" className="sr-only" tabIndex={-1}>
+        <button type="submit" className="visually-hidden" tabIndex={-1}>
           Apply
         </button>
       </div>

@@ -164,11 +164,11 @@ export default function PerformanceChart({ performance }: { performance: Perform
         >
           <span className="legend-date">{formatDay(shown.date)}</span>
           <span className="legend-item">
-            <span className="legend-swatch legend-return" aria-hidden="true" />
+            <span className="legend-swatch tone-up" aria-hidden="true" />
             Return <strong className={toneClass(shown.roiPct)}>{formatReturn(shown.roiPct)}</strong>
           </span>
           <span className="legend-item">
-            <span className="legend-swatch legend-drawdown" aria-hidden="true" />
+            <span className="legend-swatch tone-down" aria-hidden="true" />
             Drawdown <strong className={toneClass(-shown.drawdownPct)}>{formatDrawdown(shown.drawdownPct)}</strong>
           </span>
         </div>

@@ -214,7 +214,7 @@ export function CataloguePage({ view }: { view: CatalogueView }) {
           />
         </div>
       )}
-      <p className="sr-only" role="status">
+      <p className="visually-hidden" role="status">
         {data && state.status === 'ready'
           ? `${formatCount(data.total)} ${filtered ? 'matching providers' : 'providers'}`
           : ''}

@@ -1,5 +1,6 @@
 import { type ActiveSession, isSignalApiError } from '@signal/sdk';
 import type { ReactNode } from 'react';
+import { type AccountColumn, AccountTable } from '../components/account-table';
 import { OutcomeLine, useActions } from '../components/action-outcome';
 import { Pagination } from '../components/pagination';
 import { SignedInPage } from '../components/signed-in-page';
@@ -62,6 +63,13 @@ function When({ iso }: { iso: string }) {
     </time>
   );
 }
+
+const SESSION_COLUMNS: AccountColumn[] = [
+  { label: 'Device' },
+  { label: 'Address', column: 'ip' },
+  { label: 'Signed in', column: 'createdAt' },
+  { label: 'Last active', column: 'lastUsedAt' },
+];
 
 function SessionsList({ page }: { page: number }) {
   const { client, authed, signOut } = useSession();
@@ -127,91 +135,70 @@ function SessionsList({ page }: { page: number }) {
         </button>
       </div>
       {state.status === 'error' ? <ErrorPanel error={state.error} onRetry={reload} /> : null}
-      <div className="card table-card">
-        <table className="sessions" aria-busy={state.status === 'loading'} data-testid="sessions">
-          <caption className="visually-hidden">Where your wallet is signed in, newest sign-in first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Device</th>
-              <th scope="col" data-column="ip">
-                Address
-              </th>
-              <th scope="col" data-column="createdAt">
-                Signed in
-              </th>
-              <th scope="col" data-column="lastUsedAt">
-                Last active
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((session) => {
-              const device = describeDevice(session.userAgent);
-              const address = session.ip ?? 'Unknown address';
-              return (
-                <tr
-                  key={session.id}
-                  data-session-id={session.id}
-                  data-current={session.current || undefined}
-                  className={session.current ? 'current' : undefined}
-                >
-                  <td>
-                    <span className="device-cell">
-                      <DeviceIcon kind={device.kind} />
+      <AccountTable
+        testId="sessions"
+        caption="Where your wallet is signed in, newest sign-in first"
+        busy={state.status === 'loading'}
+        columns={SESSION_COLUMNS}
+        footer={data.totalPages > 1 ? <Pagination of={data} noun="sessions" href={sessionsHref} /> : null}
+      >
+        {data.items.map((session) => {
+          const device = describeDevice(session.userAgent);
+          const address = session.ip ?? 'Unknown address';
+          return (
+            <tr
+              key={session.id}
+              data-session-id={session.id}
+              data-current={session.current || undefined}
+              className={session.current ? 'current' : undefined}
+            >
+              <td>
+                <span className="device-cell">
+                  <DeviceIcon kind={device.kind} />
+                  <span>
+                    <span className="device-name" title={session.userAgent ?? 'No user agent'}>
+                      {device.name}
+                      {session.current ? <span className="tag tag-current">This device</span> : null}
+                    </span>
+                    {/* The address and start on narrow screens, where their columns are hidden. */}
+                    <span className="device-meta">
+                      <span className="address">{address}</span>
                       <span>
-                        <span className="device-name" title={session.userAgent ?? 'No user agent'}>
-                          {device.name}
-                          {session.current ? <span className="tag tag-current">This device</span> : null}
-                        </span>
-                        {/* The address and start on narrow screens, where their columns are hidden. */}
-                        <span className="device-meta">
-                          <span className="address">{address}</span>
-                          <span>
-                            Signed in <When iso={session.createdAt} />
-                          </span>
-                        </span>
+                        Signed in <When iso={session.createdAt} />
                       </span>
                     </span>
-                  </td>
-                  <td data-column="ip">
-                    <span className="address">{address}</span>
-                  </td>
-                  <td data-column="createdAt">
-                    <When iso={session.createdAt} />
-                    <span className="when-exact">{formatDateTime(session.createdAt)}</span>
-                  </td>
-                  <td data-column="lastUsedAt">
-                    {session.current ? (
-                      <span className="active-now">Active now</span>
-                    ) : (
-                      <When iso={session.lastUsedAt} />
-                    )}
-                  </td>
-                  <td className="action">
-                    <button
-                      type="button"
-                      className="button"
-                      aria-label={
-                        session.current
-                          ? 'Sign out this device'
-                          : `Sign out ${device.name} at ${address}, signed in ${formatAgo(session.createdAt)}`
-                      }
-                      disabled={ending !== undefined}
-                      onClick={() => void (session.current ? endThis(session.id) : endOne(session, device.name))}
-                    >
-                      {ending === session.id ? 'Signing out…' : 'Sign out'}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        {data.totalPages > 1 ? <Pagination of={data} noun="sessions" href={sessionsHref} /> : null}
-      </div>
+                  </span>
+                </span>
+              </td>
+              <td data-column="ip">
+                <span className="address">{address}</span>
+              </td>
+              <td data-column="createdAt">
+                <When iso={session.createdAt} />
+                <span className="when-exact">{formatDateTime(session.createdAt)}</span>
+              </td>
+              <td data-column="lastUsedAt">
+                {session.current ? <span className="active-now">Active now</span> : <When iso={session.lastUsedAt} />}
+              </td>
+              <td className="action">
+                <button
+                  type="button"
+                  className="button"
+                  aria-label={
+                    session.current
+                      ? 'Sign out this device'
+                      : `Sign out ${device.name} at ${address}, signed in ${formatAgo(session.createdAt)}`
+                  }
+                  disabled={ending !== undefined}
+                  onClick={() => void (session.current ? endThis(session.id) : endOne(session, device.name))}
+                >
+                  {ending === session.id ? 'Signing out…' : 'Sign out'}
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </AccountTable>
     </>
   );
 }

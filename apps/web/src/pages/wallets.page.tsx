@@ -1,5 +1,6 @@
 import type { LinkedWallet } from '@signal/sdk';
 import { useEffect, useState } from 'react';
+import { type AccountColumn, AccountTable } from '../components/account-table';
 import { OutcomeLine, useActions } from '../components/action-outcome';
 import { SignedInPage } from '../components/signed-in-page';
 import { ErrorPanel, Loading } from '../components/states';
@@ -10,6 +11,12 @@ import { onWalletsChanged } from '../wallet-discovery';
 import { CHAIN_LABEL, connectWallet, installedWallets, shortWallet } from '../wallets';
 
 /** The wallets of this user, the browser's wallets to link, and unlinking with a confirmation. */
+const WALLET_COLUMNS: AccountColumn[] = [
+  { label: 'Wallet' },
+  { label: 'Linked', column: 'createdAt' },
+  { label: 'Last sign-in', column: 'lastUsedAt' },
+];
+
 function WalletsList() {
   const { client, authed, session, refresh } = useSession();
   const { state, reload } = useAsync(() => authed((active) => active.wallets()), [client]);
@@ -58,67 +65,53 @@ function WalletsList() {
           }
         />
       </div>
-      <div className="card table-card">
-        <table className="sessions" data-testid="wallets" aria-busy={state.status === 'loading'}>
-          <caption className="visually-hidden">Wallets that sign you in, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Wallet</th>
-              <th scope="col" data-column="createdAt">
-                Linked
-              </th>
-              <th scope="col" data-column="lastUsedAt">
-                Last sign-in
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">Action</span>
-              </th>
+      <AccountTable
+        testId="wallets"
+        caption="Wallets that sign you in, oldest first"
+        busy={state.status === 'loading'}
+        columns={WALLET_COLUMNS}
+      >
+        {wallets.map((wallet) => {
+          const current = wallet.wallet === signedInWith;
+          return (
+            <tr key={wallet.wallet} data-wallet={wallet.wallet}>
+              <td>
+                <span className="device-name" title={wallet.wallet}>
+                  <span className="address">{shortWallet(wallet.wallet)}</span> {CHAIN_LABEL[wallet.chain]}
+                  {wallet.primary ? <span className="tag tag-current">Primary</span> : null}
+                  {current ? <span className="tag">Signed in here</span> : null}
+                </span>
+              </td>
+              <td data-column="createdAt">
+                <time dateTime={wallet.linkedAt} title={formatDateTime(wallet.linkedAt)}>
+                  {formatAgo(wallet.linkedAt)}
+                </time>
+              </td>
+              <td data-column="lastUsedAt">
+                {wallet.lastLoginAt ? (
+                  <time dateTime={wallet.lastLoginAt} title={formatDateTime(wallet.lastLoginAt)}>
+                    {formatAgo(wallet.lastLoginAt)}
+                  </time>
+                ) : (
+                  <span className="muted">Not yet</span>
+                )}
+              </td>
+              <td className="action">
+                <button
+                  type="button"
+                  className="button"
+                  aria-label={`Unlink ${wallet.wallet}`}
+                  disabled={busy !== undefined || wallets.length === 1}
+                  title={wallets.length === 1 ? 'Your only wallet: link another before unlinking it' : undefined}
+                  onClick={() => setConfirming(wallet.wallet)}
+                >
+                  {busy === wallet.wallet ? 'Unlinking…' : 'Unlink'}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {wallets.map((wallet) => {
-              const current = wallet.wallet === signedInWith;
-              return (
-                <tr key={wallet.wallet} data-wallet={wallet.wallet}>
-                  <td>
-                    <span className="device-name" title={wallet.wallet}>
-                      <span className="address">{shortWallet(wallet.wallet)}</span> {CHAIN_LABEL[wallet.chain]}
-                      {wallet.primary ? <span className="tag tag-current">Primary</span> : null}
-                      {current ? <span className="tag">Signed in here</span> : null}
-                    </span>
-                  </td>
-                  <td data-column="createdAt">
-                    <time dateTime={wallet.linkedAt} title={formatDateTime(wallet.linkedAt)}>
-                      {formatAgo(wallet.linkedAt)}
-                    </time>
-                  </td>
-                  <td data-column="lastUsedAt">
-                    {wallet.lastLoginAt ? (
-                      <time dateTime={wallet.lastLoginAt} title={formatDateTime(wallet.lastLoginAt)}>
-                        {formatAgo(wallet.lastLoginAt)}
-                      </time>
-                    ) : (
-                      <span className="muted">Not yet</span>
-                    )}
-                  </td>
-                  <td className="action">
-                    <button
-                      type="button"
-                      className="button"
-                      aria-label={`Unlink ${wallet.wallet}`}
-                      disabled={busy !== undefined || wallets.length === 1}
-                      title={wallets.length === 1 ? 'Your only wallet: link another before unlinking it' : undefined}
-                      onClick={() => setConfirming(wallet.wallet)}
-                    >
-                      {busy === wallet.wallet ? 'Unlinking…' : 'Unlink'}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </AccountTable>
       {wallets
         .filter((wallet) => wallet.wallet === confirming)
         .map((wallet) => (

@@ -1,0 +1,35 @@
+/**
+ * Every key `--only` takes, by the file whose rows it picks: the one list BENCH.md's options
+ * show (keys-doc.ts writes it there; CI fails when it is stale), so a row added to a file's
+ * keys is documented without touching the docs by hand.
+ */
+import { CACHED_KEYS } from './cached-rows.js';
+import { DEPLOYMENT_KEYS } from './deployment.js';
+import { FEED_KEY } from './feed.js';
+import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
+import { OPERATOR_ROW_KEYS } from './operator-rows.js';
+import { SCENARIO_KEYS } from './scenarios.js';
+import { WEBHOOK_KEYS } from './webhooks.js';
+
+export interface KeyGroup {
+  /** What the rows are, as BENCH.md names them. */
+  title: string;
+  /** The file under apps/bench/src that defines them. */
+  file: string;
+  keys: readonly string[];
+}
+
+export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
+  // `raw`: the sign-in ceiling rows raw-evm and raw-solana (main.ts runs them, wallets.ts builds them).
+  { title: 'the catalogue, sign-in and anchors', file: 'scenarios.ts', keys: ['raw', ...SCENARIO_KEYS] },
+  { title: "the operator's and catalogue rows", file: 'operator-rows.ts', keys: OPERATOR_ROW_KEYS },
+  { title: 'the answer cache', file: 'cached-rows.ts', keys: CACHED_KEYS },
+  { title: 'deployment options', file: 'deployment.ts', keys: DEPLOYMENT_KEYS },
+  { title: 'webhooks', file: 'webhooks.ts', keys: WEBHOOK_KEYS },
+  { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
+  {
+    title: 'with `--instructions`',
+    file: 'instructions.ts',
+    keys: [...INSTRUCTION_KEYS, ...KEY_INSTRUCTION_KEYS],
+  },
+];
