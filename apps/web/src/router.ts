@@ -5,26 +5,10 @@
 import type { ProviderFilters, ProviderSortBy, SortOrder } from '@signal/sdk';
 import { useSyncExternalStore } from 'react';
 import { FILTER_FIELDS, FILTER_KEYS, parseApiValue, searchText } from './catalogue-filters';
+import { SORT_FIELDS } from './sort-options';
 
 export type SortBy = ProviderSortBy;
 export type Order = SortOrder;
-export const SORT_FIELDS = [
-  'followerCount',
-  'name',
-  'createdAt',
-  'id',
-  'roi7d',
-  'roi30d',
-  'roi90d',
-  'roiAll',
-  'maxDrawdown',
-  'winRate',
-  'tradingDays',
-] as const satisfies readonly SortBy[];
-// Every sort of the API is listed: a new one in the schema fails the typecheck here.
-type Unlisted = Exclude<SortBy, (typeof SORT_FIELDS)[number]>;
-const everySortListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everySortListed;
 
 /** What the catalogue shows: its page, sort and filters, all of it in the address. */
 export interface CatalogueView {

@@ -248,6 +248,18 @@ async function checkFollowMovesCounts(api: TestApi, token: string, id: number) {
   expect((await dbProviders(api)).find((p) => p.id === id)!.follows).toBe(before);
 }
 
+/**
+ * The seed made `n` providers, each follower count equal to its follow rows, and some of them
+ * followed (so the follower checks are not vacuous); answers the rows.
+ */
+async function seededProviders(api: TestApi, n: number): Promise<DbProvider[]> {
+  const rows = await dbProviders(api);
+  expect(rows).toHaveLength(n);
+  for (const row of rows) expect(row.followerCount).toBe(row.follows);
+  expect(rows.some((row) => row.follows > 0)).toBe(true);
+  return rows;
+}
+
 async function checkUnknownIds(api: TestApi, token: string) {
   for (const id of ['999999', '9007199254740991']) {
     expectError(await call(api, 'GET', `/providers/${id}`), 404, 'PROVIDER_NOT_FOUND');
@@ -264,11 +276,7 @@ describe('provider catalogue on postgres', () => {
   const { api, user } = useApiWithUser('postgres', { env: { SEED_PROVIDERS: String(N) } });
 
   it('the seed made N providers whose follower counts are their follow rows', async () => {
-    const rows = await dbProviders(api);
-    expect(rows).toHaveLength(N);
-    for (const row of rows) expect(row.followerCount).toBe(row.follows);
-    // A catalogue with followers, so the follower checks below are not vacuous.
-    expect(rows.some((row) => row.follows > 0)).toBe(true);
+    await seededProviders(api, N);
   });
 
   it('defaults to page 1, limit 20, followerCount desc, in the page envelope', async () => {
@@ -384,8 +392,7 @@ describe('provider catalogue on pglite', () => {
   const { api, user } = useApiWithUser('pglite', { env: { SEED_PROVIDERS: String(N) } });
 
   it('list defaults, envelope, every sort and page walk, detail, stats, follow, 404s', async () => {
-    const rows = await dbProviders(api);
-    expect(rows).toHaveLength(N);
+    const rows = await seededProviders(api, N);
     await checkDefaults(api, N);
     for (const sortBy of SORTS) {
       for (const order of ORDERS) {

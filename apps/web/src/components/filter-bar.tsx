@@ -16,8 +16,8 @@ import {
   searchText,
   toInput,
 } from '../catalogue-filters';
-import { type CatalogueView, catalogueHref, navigate, SORT_FIELDS, type SortBy } from '../router';
-import { SORT_OPTIONS } from '../sort-options';
+import { type CatalogueView, catalogueHref, navigate, type SortBy } from '../router';
+import { SORT_FIELDS, SORT_OPTIONS } from '../sort-options';
 
 /** How long typing may pause before the list is asked again. */
 export const SEARCH_DEBOUNCE_MS = 300;

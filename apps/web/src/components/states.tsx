@@ -20,6 +20,19 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
+/**
+ * A page number past the last page (an old link, a list that shrank meanwhile): the way back to
+ * the first page, after what the screen adds (`children`).
+ */
+export function PastTheEnd({ page, firstPage, children }: { page: number; firstPage: string; children?: ReactNode }) {
+  return (
+    <Empty title={`Page ${page} is past the end`}>
+      {children}
+      <a href={firstPage}>Go to the first page</a>
+    </Empty>
+  );
+}
+
 export function ErrorPanel({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const problem = describeProblem(error);
   return (

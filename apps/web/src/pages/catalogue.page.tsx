@@ -3,7 +3,7 @@ import { FILTER_FIELDS, hasFilters } from '../catalogue-filters';
 import { Avatar } from '../components/avatar';
 import { FilterBar } from '../components/filter-bar';
 import { Pagination } from '../components/pagination';
-import { Empty, ErrorPanel, Loading } from '../components/states';
+import { Empty, ErrorPanel, Loading, PastTheEnd } from '../components/states';
 import { formatCount, formatDate, formatDrawdown, formatPct, formatRate, formatReturn, toneClass } from '../format';
 import { type CatalogueView, catalogueHref, type Order, providerHref, type SortBy } from '../router';
 import { useSession } from '../session';
@@ -201,9 +201,9 @@ export function CataloguePage({ view }: { view: CatalogueView }) {
           The catalogue is empty. Start the API with SEED_PROVIDERS=100 for demo data.
         </Empty>
       ) : data.items.length === 0 ? (
-        <Empty title={`Page ${view.page} is past the end`}>
-          There are {data.totalPages} pages. <a href={catalogueHref({ ...view, page: 1 })}>Go to the first page</a>
-        </Empty>
+        <PastTheEnd page={view.page} firstPage={catalogueHref({ ...view, page: 1 })}>
+          There are {data.totalPages} pages.{' '}
+        </PastTheEnd>
       ) : (
         <div className="card table-card">
           <Table data={data} view={view} busy={state.status === 'loading'} />

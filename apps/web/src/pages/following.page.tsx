@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Avatar } from '../components/avatar';
 import { Pagination } from '../components/pagination';
 import { SignedInPage } from '../components/signed-in-page';
-import { Empty, ErrorPanel, Loading } from '../components/states';
+import { Empty, ErrorPanel, Loading, PastTheEnd } from '../components/states';
 import { formatAgo, formatCount } from '../format';
 import { catalogueHref, DEFAULT_VIEW, followingHref, providerHref } from '../router';
 import { useSession } from '../session';
@@ -43,11 +43,7 @@ function FollowingList({ page }: { page: number }) {
     );
   }
   if (data.items.length === 0) {
-    return (
-      <Empty title={`Page ${page} is past the end`}>
-        <a href={followingHref()}>Go to the first page</a>
-      </Empty>
-    );
+    return <PastTheEnd page={page} firstPage={followingHref()} />;
   }
   return (
     <div className="card">

@@ -4,7 +4,7 @@ import { type AccountColumn, AccountTable } from '../components/account-table';
 import { OutcomeLine, useActions } from '../components/action-outcome';
 import { Pagination } from '../components/pagination';
 import { SignedInPage } from '../components/signed-in-page';
-import { Empty, ErrorPanel, Loading } from '../components/states';
+import { ErrorPanel, Loading, PastTheEnd } from '../components/states';
 import { formatAgo, formatDateTime } from '../format';
 import { sessionsHref } from '../router';
 import { useSession } from '../session';
@@ -13,44 +13,27 @@ import { type DeviceKind, describeDevice } from '../user-agent';
 
 const PAGE_SIZE = 20;
 
-/** Outlines drawn by hand, 20×20, in the text colour. */
-const ICONS: Record<DeviceKind, ReactNode> = {
-  desktop: (
-    <>
-      <rect x="2.5" y="3.5" width="15" height="10" rx="1.5" />
-      <path d="M7 17h6M10 13.5V17" />
-    </>
-  ),
-  phone: (
-    <>
-      <rect x="5.5" y="2" width="9" height="16" rx="2" />
-      <path d="M9 15h2" />
-    </>
-  ),
-  tablet: (
-    <>
-      <rect x="3.5" y="2.5" width="13" height="15" rx="2" />
-      <path d="M9 15h2" />
-    </>
-  ),
-  program: (
-    <>
-      <rect x="2.5" y="3.5" width="15" height="13" rx="1.5" />
-      <path d="M6 8l2.5 2L6 12M10.5 12.5H14" />
-    </>
-  ),
-  unknown: (
-    <>
-      <circle cx="10" cy="10" r="7.5" />
-      <path d="M8 8a2 2 0 1 1 2.8 1.8c-.5.3-.8.7-.8 1.2v.5M10 14v.01" />
-    </>
-  ),
+/**
+ * Outlines drawn by hand, 20×20, in the text colour: each device is a body (its screen or case)
+ * and the strokes that tell it apart (a stand, a home button, a prompt, a question mark).
+ */
+const ICONS: Record<DeviceKind, { body: ReactNode; strokes: string }> = {
+  desktop: { body: <rect x="2.5" y="3.5" width="15" height="10" rx="1.5" />, strokes: 'M7 17h6M10 13.5V17' },
+  phone: { body: <rect x="5.5" y="2" width="9" height="16" rx="2" />, strokes: 'M9 15h2' },
+  tablet: { body: <rect x="3.5" y="2.5" width="13" height="15" rx="2" />, strokes: 'M9 15h2' },
+  program: { body: <rect x="2.5" y="3.5" width="15" height="13" rx="1.5" />, strokes: 'M6 8l2.5 2L6 12M10.5 12.5H14' },
+  unknown: {
+    body: <circle cx="10" cy="10" r="7.5" />,
+    strokes: 'M8 8a2 2 0 1 1 2.8 1.8c-.5.3-.8.7-.8 1.2v.5M10 14v.01',
+  },
 };
 
 function DeviceIcon({ kind }: { kind: DeviceKind }) {
+  const { body, strokes } = ICONS[kind];
   return (
     <svg className={`device-icon device-${kind}`} width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
-      {ICONS[kind]}
+      {body}
+      <path d={strokes} />
     </svg>
   );
 }
@@ -112,11 +95,7 @@ function SessionsList({ page }: { page: number }) {
   if (state.status === 'error' && data === undefined) return <ErrorPanel error={state.error} onRetry={reload} />;
   if (data === undefined) return <Loading label="Loading your sessions…" />;
   if (data.items.length === 0 && data.total > 0) {
-    return (
-      <Empty title={`Page ${page} is past the end`}>
-        <a href={sessionsHref()}>Go to the first page</a>
-      </Empty>
-    );
+    return <PastTheEnd page={page} firstPage={sessionsHref()} />;
   }
   return (
     <>
