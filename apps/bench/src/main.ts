@@ -229,7 +229,11 @@ async function runCatalogue(
   const running = api as ServerProcess;
   // Page 1 of the small catalogue, served at the same time, so both sizes meet the same noise.
   const smallApi = small && wanted('scale') ? await startServer(apiSpec(small, privateKeyPem)) : undefined;
-  // The same service with METRICS=true, for the cost of metrics (see metrics-cost.ts).
+  // The cost of metrics (see metrics-cost.ts): the same service started twice side by side, with
+  // METRICS=true and without, neither serving anything before the row. Not `running` as the
+  // side without: a server that has served other requests (sign-ins, the parity check, earlier
+  // rows) has grown its heap already, and the fresh one then pays that growth (promotions,
+  // major GCs, up to +30 % CPU per request) in the measured rounds (BENCH.md, "Metrics cost").
   const metricsSpec = apiSpec(catalogue, privateKeyPem);
   const metricsApi = wanted(METRICS_KEY)
     ? await startServer({
@@ -237,6 +241,9 @@ async function runCatalogue(
         name: `${metricsSpec.name} metrics`,
         env: { ...metricsSpec.env, METRICS: 'true' },
       })
+    : undefined;
+  const metricsOffApi = wanted(METRICS_KEY)
+    ? await startServer({ ...metricsSpec, name: `${metricsSpec.name} metrics off` })
     : undefined;
   // The service as production runs it by default, answer cache on, with metrics for its hit counts.
   const cachedApi = CACHED_KEYS.some(wanted)
@@ -278,6 +285,7 @@ async function runCatalogue(
       baseline,
       small: smallApi && { api: smallApi, size: sizeLabel((small as Catalogue).providers) },
       metricsApi,
+      metricsOffApi,
       database,
       nonces: createNonceCodec(nonceSecretFromSigningKey(privateKeyPem)),
       size,
@@ -311,7 +319,7 @@ async function runCatalogue(
       bench.bareHttp = bareHttp;
     }
     // PostgreSQL's CPU per request, for the rows whose servers use this catalogue.
-    const onCatalogue = new Set([running.url, baseline.url, metricsApi?.url, cachedApi?.url]);
+    const onCatalogue = new Set([running.url, baseline.url, metricsApi?.url, metricsOffApi?.url, cachedApi?.url]);
     const withDbCpu = (target: LoadTarget | null) =>
       target && onCatalogue.has(target.url) ? { ...target, dbCpu: () => dbProbe.sample() } : target;
     const loadPlan: LoadPlan = { ...plan, connections, between: idle };
@@ -325,7 +333,9 @@ async function runCatalogue(
       const result = await compare(
         withDbCpu(scenario.service) as LoadTarget,
         withDbCpu(scenario.baseline),
-        loadPlan,
+        scenario.warmupFactor
+          ? { ...loadPlan, warmupSeconds: loadPlan.warmupSeconds * scenario.warmupFactor }
+          : loadPlan,
         scenario.watchRss ? () => running.rssMb() : undefined,
       );
       if (scenario.key === 'mix') mixRssMb = result.peakRssMb;
@@ -382,6 +392,7 @@ async function runCatalogue(
     await baseline.stop();
     await smallApi?.stop();
     await metricsApi?.stop();
+    await metricsOffApi?.stop();
     await cachedApi?.stop();
   }
   if (args.profile) {

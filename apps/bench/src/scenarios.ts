@@ -16,6 +16,8 @@ export interface Bench {
   baseline: ServerProcess;
   /** The service with METRICS=true on the same catalogue (the `metrics` row). */
   metricsApi?: ServerProcess | undefined;
+  /** Its twin without metrics, started with it and as fresh (the `metrics` row's baseline column). */
+  metricsOffApi?: ServerProcess | undefined;
   /** The service on a small catalogue, for page 1 at both sizes (full run only). */
   small?: { api: ServerProcess; size: string } | undefined;
   database: DatabaseHandle;
@@ -73,6 +75,8 @@ export interface Scenario {
   note?: string;
   /** Sample the API's resident memory during the service's runs. */
   watchRss?: boolean;
+  /** A warm-up this many times the plan's, e.g. for servers that served nothing before the row. */
+  warmupFactor?: number;
 }
 
 export const PAGE_1 = '/providers?page=1&limit=20';
@@ -293,8 +297,10 @@ export function scenarios(b: Bench): Scenario[] {
             key: 'metrics' as const,
             name: 'detail, METRICS=true',
             service: get(b.metricsApi, details),
-            baseline: get(api, details),
-            note: 'baseline column: the same service with metrics off, measured in the same rounds',
+            baseline: get(b.metricsOffApi ?? api, details),
+            note: 'baseline column: the same service with metrics off, started with it (neither served anything before), measured in the same rounds',
+            // Both fresh: their heaps grow under the first seconds of load; that is warm-up.
+            warmupFactor: 3,
           },
         ]
       : []),

@@ -130,32 +130,38 @@ export interface FollowerSlice {
   total: number;
 }
 
-/** Followers with a user id above `afterUserId`, ascending, at most `limit`; undefined: no such provider. */
-export async function listFollowers(
-  db: Kysely<Database>,
-  request: { providerId: number; afterUserId: number; limit: number },
-): Promise<FollowerSlice | undefined> {
-  const values = [request.providerId, request.afterUserId, request.limit] as const;
-  const rows = await runCompiled(db, 'listFollowers', values, (providerId, after, limit) =>
-    db
-      .selectFrom('providers as p')
-      .leftJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('follows as f')
-            .innerJoin('users as u', 'u.id', 'f.user_id')
-            .select(['f.user_id', 'u.wallet', 'u.chain', 'f.created_at'])
-            .whereRef('f.provider_id', '=', 'p.id')
-            .where('f.user_id', '>', after)
-            .orderBy('f.user_id')
-            .limit(limit)
-            .as('f'),
-        (join) => join.onTrue(),
-      )
-      .select(['p.follower_count', 'f.user_id', 'f.wallet', 'f.chain', 'f.created_at'])
-      .where('p.id', '=', providerId)
-      .orderBy('f.user_id'),
-  );
+/** A followers page's statement, without its select list (listFollowers, listFollowersForKey). */
+function followersPage(db: Kysely<Database>, providerId: number, after: number, limit: number) {
+  return db
+    .selectFrom('providers as p')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('follows as f')
+          .innerJoin('users as u', 'u.id', 'f.user_id')
+          .select(['f.user_id', 'u.wallet', 'u.chain', 'f.created_at'])
+          .whereRef('f.provider_id', '=', 'p.id')
+          .where('f.user_id', '>', after)
+          .orderBy('f.user_id')
+          .limit(limit)
+          .as('f'),
+      (join) => join.onTrue(),
+    )
+    .where('p.id', '=', providerId)
+    .orderBy('f.user_id');
+}
+
+const FOLLOWER_COLUMNS = ['p.follower_count', 'f.user_id', 'f.wallet', 'f.chain', 'f.created_at'] as const;
+
+interface FollowerRow {
+  follower_count: number | string;
+  user_id: number | string | null;
+  wallet: string | null;
+  chain: string | null;
+  created_at: Date | null;
+}
+
+function followerSlice(rows: readonly FollowerRow[]): FollowerSlice | undefined {
   const [first] = rows;
   if (!first) return undefined;
   const items: Follower[] = [];
@@ -170,4 +176,44 @@ export async function listFollowers(
     });
   }
   return { items, total: Number(first.follower_count) };
+}
+
+/** Followers with a user id above `afterUserId`, ascending, at most `limit`; undefined: no such provider. */
+export async function listFollowers(
+  db: Kysely<Database>,
+  request: { providerId: number; afterUserId: number; limit: number },
+): Promise<FollowerSlice | undefined> {
+  const values = [request.providerId, request.afterUserId, request.limit] as const;
+  const rows = await runCompiled(db, 'listFollowers', values, (providerId, after, limit) =>
+    followersPage(db, providerId, after, limit).select(FOLLOWER_COLUMNS),
+  );
+  return followerSlice(rows);
+}
+
+/**
+ * listFollowers for a request with a service key, the key's check in the same statement (one
+ * round trip instead of two, BENCH.md "Operators' rows"): the page comes back only when the key
+ * with this digest exists, is not revoked, has not expired at `now` and holds `scope`, with the
+ * key's id. Undefined when no row comes back: no such provider, or a key that does not pass,
+ * which the caller tells apart with the key's own lookup (findServiceKeyByHash).
+ */
+export async function listFollowersForKey(
+  db: Kysely<Database>,
+  request: { providerId: number; afterUserId: number; limit: number },
+  key: { secretHash: string; scope: string; now: Date },
+): Promise<{ slice: FollowerSlice; keyId: string } | undefined> {
+  const values = [request.providerId, request.afterUserId, request.limit, key.secretHash, key.now, key.scope] as const;
+  const rows = await runCompiled(db, 'listFollowersForKey', values, (providerId, after, limit, hash, now, scope) =>
+    followersPage(db, providerId, after, limit)
+      .innerJoin('service_keys as k', (join) =>
+        join
+          .on('k.secret_hash', '=', hash)
+          .on('k.revoked_at', 'is', null)
+          .on((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+          .on(sql<boolean>`${scope}::text = any(k.scopes)`),
+      )
+      .select([...FOLLOWER_COLUMNS, 'k.id as key_id']),
+  );
+  const slice = followerSlice(rows);
+  return slice && { slice, keyId: (rows[0] as { key_id: string }).key_id };
 }

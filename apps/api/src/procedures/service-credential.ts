@@ -4,7 +4,8 @@
  * (service-auth.ts), which need one, and the user routes (trpc.ts), which refuse one.
  *
  * Revocation and expiry hold from the next request on every server: each request with a key
- * reads the key's row (one indexed read by its digest, a prepared statement on PostgreSQL).
+ * reads the key's row (one indexed read by its digest), or, on a read that takes the check into
+ * its own statement (the followers page, service-auth.ts's scopedReadProcedure), joins it there.
  * The lookup is by digest, so its timing says nothing about the secret; the digest read is
  * compared again in constant time. last_used_at is gathered in memory (service-key-usage.ts).
  */
@@ -97,14 +98,56 @@ export function generateServiceKey(): { key: string; secretHash: string; start: 
 
 const adminDigests = new WeakMap<Config, Buffer | null>();
 
-/** Constant-time: both sides are hashed first, so neither length nor content leaks by timing. */
-function isAdminKey(config: Config, token: string): boolean {
+/**
+ * Constant-time: both sides are hashed first, so neither length nor content leaks by timing.
+ * Takes the token's digest, which a service key's lookup then reuses (one SHA-256 a request).
+ */
+function isAdminKey(config: Config, tokenDigest: Buffer): boolean {
   let admin = adminDigests.get(config);
   if (admin === undefined) {
     admin = config.adminKey ? digest(config.adminKey) : null;
     adminDigests.set(config, admin);
   }
-  return admin !== null && timingSafeEqual(admin, digest(token));
+  return admin !== null && timingSafeEqual(admin, tokenDigest);
+}
+
+/** A key-shaped credential of the right pattern, not yet looked up: its secret's digest. */
+export interface KeyClaim {
+  secretHash: string;
+}
+
+/**
+ * What a Bearer credential claims to be, without the database: ADMIN_KEY's identity, a service
+ * key to look up (its digest), `unknown` for a key-shaped token of the wrong pattern, or
+ * `not-a-key` (a user's token). One SHA-256 serves the admin compare and the key's digest.
+ */
+export function claimServiceCredential(
+  config: Config,
+  token: string,
+): ServiceKeyIdentity | KeyClaim | 'unknown' | 'not-a-key' {
+  const tokenDigest = digest(token);
+  if (isAdminKey(config, tokenDigest)) return ADMIN_IDENTITY;
+  if (!token.startsWith(SERVICE_KEY_PREFIX)) return 'not-a-key';
+  if (!SERVICE_KEY_PATTERN.test(token)) return 'unknown';
+  return { secretHash: tokenDigest.toString('base64url') };
+}
+
+/** The live key of a claim (its row read now), or `unknown` (never existed, revoked, expired). */
+export async function checkKeyClaim(
+  services: Pick<Services, 'database' | 'now' | 'log'>,
+  { secretHash }: KeyClaim,
+): Promise<ServiceKeyIdentity | 'unknown'> {
+  const record = await findServiceKeyByHash(services.database.db, secretHash);
+  if (!record || !timingSafeEqual(Buffer.from(record.secretHash), Buffer.from(secretHash))) return 'unknown';
+  const now = services.now();
+  if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt <= now)) return 'unknown';
+  keyUsed(services, record.id, now);
+  return { id: record.id, name: record.name, scopes: record.scopes };
+}
+
+/** A live key was presented: its lastUsedAt moves (gathered in memory, service-key-usage.ts). */
+export function keyUsed(services: Pick<Services, 'database' | 'log'>, keyId: string, at: Date): void {
+  serviceKeyUsage(services).used(keyId, at);
 }
 
 /**
@@ -115,14 +158,9 @@ export async function resolveServiceCredential(
   services: Pick<Services, 'config' | 'database' | 'now' | 'log'>,
   token: string,
 ): Promise<ServiceKeyIdentity | 'unknown' | 'not-a-key'> {
-  if (isAdminKey(services.config, token)) return ADMIN_IDENTITY;
-  if (!token.startsWith(SERVICE_KEY_PREFIX)) return 'not-a-key';
-  if (!SERVICE_KEY_PATTERN.test(token)) return 'unknown';
-  const secretHash = hashServiceKey(token);
-  const record = await findServiceKeyByHash(services.database.db, secretHash);
-  if (!record || !timingSafeEqual(Buffer.from(record.secretHash), Buffer.from(secretHash))) return 'unknown';
-  const now = services.now();
-  if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt <= now)) return 'unknown';
-  serviceKeyUsage(services).used(record.id, now);
-  return { id: record.id, name: record.name, scopes: record.scopes };
+  const claim = claimServiceCredential(services.config, token);
+  return isKeyClaim(claim) ? checkKeyClaim(services, claim) : claim;
 }
+
+export const isKeyClaim = (claim: ServiceKeyIdentity | KeyClaim | string): claim is KeyClaim =>
+  typeof claim === 'object' && 'secretHash' in claim;

@@ -45,6 +45,13 @@ async function createKey(api: TestApi, by: string, body: Record<string, unknown>
   return reply.body as { id: string; key: string; start: string; scopes: string[] };
 }
 
+/** A provider made by the operator over HTTP; its id. */
+async function createProvider(api: TestApi, by: string): Promise<number> {
+  const reply = await call(api, 'POST', '/providers', { token: by, body: { name: 'Fan-out' } });
+  if (reply.status !== 201) throw new Error(`create provider: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return (reply.body as { id: number }).id;
+}
+
 /** A key-shaped secret that was never issued. */
 const unknownKey = () => `sgk_${randomBytes(32).toString('base64url')}`;
 
@@ -255,6 +262,48 @@ describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) =
     expect((await call(api, 'GET', '/admin/keys?limit=1', { token: manager.key })).status).toBe(200);
   });
 
+  it('the followers page checks its key in its own statement, with every answer of the separate check', async () => {
+    // GET /providers/{id}/followers joins the key's row into the page's statement
+    // (scopedReadProcedure): the same 401, 403, 404, 400 and 429 as a route that looks it up first.
+    const fanOut = await createKey(api, manager.key, { name: 'fan-out 2', scopes: ['followers:read'] });
+    const other = await createKey(api, manager.key, { name: 'no followers', scopes: ['stats:write'] });
+    const followers = (id: number, token: string, query = '') =>
+      call(api, 'GET', `/providers/${id}/followers${query}`, { token });
+    const provider = await createProvider(api, manager.key);
+    expect((await followers(provider, fanOut.key)).status).toBe(200);
+    expectError(await followers(999_999, fanOut.key), 404, 'PROVIDER_NOT_FOUND');
+    for (const id of [provider, 999_999]) {
+      expectUnauthorized(await followers(id, unknownKey()));
+      expectError(await followers(id, other.key), 403, 'FORBIDDEN');
+    }
+    // A refusal of the input or the cursor comes after the key's own answer.
+    expectUnauthorized(await followers(provider, unknownKey(), '?limit=0'));
+    expectError(await followers(provider, other.key, '?cursor=forged'), 403, 'FORBIDDEN');
+    expectError(await followers(provider, fanOut.key, '?limit=0'), 400, 'VALIDATION_ERROR');
+    // Used: its lastUsedAt is gathered (written at the server's stop, checked below for another key).
+    const expiresAt = new Date(api.now().getTime() + 60_000).toISOString();
+    const expiring = await createKey(api, manager.key, { name: 'fan-out 3', scopes: ['followers:read'], expiresAt });
+    expect((await followers(provider, expiring.key)).status).toBe(200);
+    api.advanceClock(61_000);
+    expectUnauthorized(await followers(provider, expiring.key));
+    expect((await call(api, 'DELETE', `/admin/keys/${fanOut.id}`, { token: manager.key })).status).toBe(200);
+    expectUnauthorized(await followers(provider, fanOut.key));
+    expectUnauthorized(await followers(999_999, fanOut.key));
+  });
+
+  it('limits a key on the followers page too (its check in the page statement)', async () => {
+    const busy = await createKey(api, manager.key, { name: 'busy reader', scopes: ['followers:read'] });
+    const provider = await createProvider(api, manager.key);
+    let limited: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i <= 2 * RATE_LIMIT + 1 && !limited; i++) {
+      const reply = await call(api, 'GET', `/providers/${provider}/followers?limit=1`, { token: busy.key });
+      if (reply.status === 429) limited = reply;
+      else expect(reply.status).toBe(200);
+    }
+    expect(limited).toBeDefined();
+    expectError(limited as NonNullable<typeof limited>, 429, 'RATE_LIMITED');
+  });
+
   it('records lastUsedAt without a write per request, and writes it out when the server stops', async () => {
     const used = await createKey(api, manager.key, { name: 'used', scopes: ['keys:manage'] });
     expect((await call(api, 'GET', '/admin/keys?limit=1', { token: used.key })).status).toBe(200);
@@ -304,6 +353,18 @@ describe('service keys across two servers sharing one PostgreSQL database', () =
     expect((await call(a, 'DELETE', `/admin/keys/${key.id}`, { token: ADMIN_KEY })).status).toBe(200);
     expectUnauthorized(await call(b, 'GET', '/admin/keys', { token: key.key }));
     const trpc = await trpcFailure(trpcClient(b, key.key).keys.list.query({}));
+    expect(trpc.data?.code).toBe('UNAUTHORIZED');
+  });
+
+  it('a followers:read key revoked on one server is refused on the followers page of the other at its next request', async () => {
+    // The page checks the key in its own statement (scopedReadProcedure), not a lookup of its own.
+    const key = await createKey(a, ADMIN_KEY, { name: 'fan-out', scopes: ['followers:read'] });
+    const provider = await createProvider(a, ADMIN_KEY);
+    const path = `/providers/${provider}/followers`;
+    expect((await call(b, 'GET', path, { token: key.key })).status).toBe(200);
+    expect((await call(a, 'DELETE', `/admin/keys/${key.id}`, { token: ADMIN_KEY })).status).toBe(200);
+    expectUnauthorized(await call(b, 'GET', path, { token: key.key }));
+    const trpc = await trpcFailure(trpcClient(b, key.key).followers.list.query({ id: provider }));
     expect(trpc.data?.code).toBe('UNAUTHORIZED');
   });
 

@@ -3,14 +3,14 @@
  * with an opaque cursor (CONTRACT.md, "Followers of a provider, for fan-out").
  */
 import { DomainError, FollowerPageSchema, FollowersQuerySchema } from '@signal/core';
-import { listFollowers } from '@signal/db';
+import { type FollowerSlice, listFollowers, listFollowersForKey } from '@signal/db';
 import * as examples from '../examples.js';
 import { resolvePaging } from '../paging.js';
-import { scopedProcedure } from '../service-auth.js';
+import { scopedReadProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';
 
 export const followersRouter = router({
-  list: scopedProcedure('followers:read')
+  list: scopedReadProcedure('followers:read')
     .meta({
       openapi: {
         method: 'GET',
@@ -39,11 +39,20 @@ export const followersRouter = router({
         { sortBy: 'userId', order: 'asc' },
         () => 'number',
       );
-      const slice = await listFollowers(ctx.services.database.db, {
-        providerId: input.id,
-        afterUserId: paging.after?.id ?? 0,
-        limit: input.limit,
-      });
+      const db = ctx.services.database.db;
+      const request = { providerId: input.id, afterUserId: paging.after?.id ?? 0, limit: input.limit };
+      // A service key is checked in the page's own statement (one round trip); when that answers
+      // nothing, the key's lookup says why (401, 403) or the provider is not there (a plain read).
+      const { keyInRead } = ctx;
+      let slice: FollowerSlice | undefined;
+      if (keyInRead) {
+        const found = await listFollowersForKey(db, request, keyInRead);
+        if (found) keyInRead.admitted(found.keyId);
+        else await keyInRead.check();
+        slice = found?.slice;
+      } else {
+        slice = await listFollowers(db, request);
+      }
       if (!slice) throw new DomainError('PROVIDER_NOT_FOUND', `No provider ${input.id}`);
       const last = slice.items.at(-1);
       const full = slice.items.length === input.limit;
