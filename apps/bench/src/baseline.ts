@@ -52,6 +52,16 @@ const SORT: Record<string, string> = {
 };
 const COLUMNS =
   'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate';
+
+/**
+ * The wire provider of a row read with COLUMNS: pg parses created_at into a Date, written as its ISO
+ * text (the service selects that text from PostgreSQL instead; the baseline stays the plain way).
+ */
+function providerOf(row: object) {
+  const read = row as { created_at: Date | string };
+  read.created_at = (read.created_at as Date).toISOString();
+  return toProvider(row as Parameters<typeof toProvider>[0]);
+}
 const DIGITS = /^[0-9]+$/;
 
 function fail(reply: FastifyReply, status: number, code: string, message: string) {
@@ -116,7 +126,7 @@ async function listPage(query: Record<string, string | undefined>, reply: Fastif
   const sealAfter = (row: PageRow) =>
     cursors.seal({ kind: 'providers', sortBy: q.sortBy, order: q.order, key: keyOf(row), id: row.id });
   const envelope = (rows: PageRow[], page: number | null, nextCursor: string | null) => ({
-    items: rows.map((row) => toProvider(row as Parameters<typeof toProvider>[0])),
+    items: rows.map(providerOf),
     page,
     limit: q.limit,
     total,
@@ -224,7 +234,7 @@ app.get('/providers/:id', async (req, reply) => {
   const { rows } = await pool.query(`select ${COLUMNS} from providers p where p.id = $1 and p.archived_at is null`, [
     id,
   ]);
-  return rows[0] ? toProvider(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+  return rows[0] ? providerOf(rows[0]) : fail(reply, 404, 'PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 });
 
 const DAY_MS = 86_400_000;

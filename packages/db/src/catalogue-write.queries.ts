@@ -5,6 +5,7 @@
  */
 import type { ProviderWrite } from '@signal/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isoTimestamp } from './paging.js';
 import { type ProviderRow, toProvider } from './provider.queries.js';
 import type { Database } from './schema.js';
 
@@ -28,7 +29,7 @@ const WRITE_COLUMNS = [
   'description',
   'avatar_url',
   'follower_count',
-  'created_at',
+  isoTimestamp('created_at').as('created_at'),
   'roi_30d_pct',
   'max_drawdown_pct',
   'win_rate',

@@ -62,6 +62,16 @@ export const exactTimestamp = (column: string) =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
+ * A timestamp as the wire writes it, made by PostgreSQL: the same text as `toISOString()` of the
+ * Date pg would parse it into (UTC, milliseconds, the microseconds cut off as that Date cuts them),
+ * without the Date. pg's timestamp parser (a regex and a Date per value) then `toISOString()` cost
+ * more than the rest of a catalogue row's reading (apps/bench/BENCH.md, issue 25's counts); the
+ * feed does the same for its events (events.queries.ts).
+ */
+export const isoTimestamp = (column: string) =>
+  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
  * One page of `total` rows newest first: ordered by (`created`, `id`) descending, by page number
  * or after a cursor's position (keyset on an index of those two columns, one row more read to
  * know whether another page follows). `query` selects the rows, `cursor_key` among them

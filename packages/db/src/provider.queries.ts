@@ -6,15 +6,17 @@ import type { Provider, ProviderStats } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import type { VersionSink } from './catalogue-version.queries.js';
 import { runCompiled } from './compiled-query.js';
+import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
 
+/** A provider's columns as the wire needs them: created_at already as its ISO text (isoTimestamp). */
 export const PROVIDER_COLUMNS = [
   'p.id',
   'p.name',
   'p.description',
   'p.avatar_url',
   'p.follower_count',
-  'p.created_at',
+  isoTimestamp('p.created_at').as('created_at'),
   'p.roi_30d_pct',
   'p.max_drawdown_pct',
   'p.win_rate',
@@ -26,7 +28,8 @@ export interface ProviderRow {
   description: string | null;
   avatar_url: string | null;
   follower_count: number;
-  created_at: Date;
+  /** ISO 8601 text (isoTimestamp). */
+  created_at: string;
   roi_30d_pct: number | null;
   max_drawdown_pct: number;
   win_rate: number;
@@ -43,7 +46,7 @@ export function toProvider(row: ProviderRow): Provider {
     description: row.description,
     avatarUrl: row.avatar_url,
     followerCount: row.follower_count,
-    createdAt: row.created_at.toISOString(),
+    createdAt: row.created_at,
     roi30dPct: row.roi_30d_pct,
     maxDrawdownPct: row.max_drawdown_pct,
     winRate: row.win_rate,
