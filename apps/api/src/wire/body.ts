@@ -23,9 +23,9 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   const length = req.headers['content-length'];
   // A request that declares no body has none (HTTP/1.1 framing: no Transfer-Encoding and a
   // Content-Length of 0 or none, which node's parser enforces): the answer is the empty body's
-  // without reading the stream, whose async iterator (listeners, promises) was most of a follow's
-  // extra instructions over the baseline's (BENCH.md, "What remains of the gaps"). node
-  // discards the unread (empty) stream when the response ends.
+  // without opening the stream's async iterator (listeners, promises) for zero bytes, which
+  // follow and unfollow did on every request (BENCH.md, "Issue 29's gate"). node discards the
+  // unread (empty) stream when the response ends.
   if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return undefined;
   const declared = Number(length);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
