@@ -66,29 +66,37 @@ export class DirectKysely extends Kysely<Database> {
  * only ever become parameters (not lists spread into `in (...)`). `prepare: false` for a query
  * whose plan must depend on its values: it is then sent unnamed and planned every time.
  */
-export async function runCompiled<const V extends readonly unknown[], R>(
+export function runCompiled<const V extends readonly unknown[], R>(
   db: Kysely<Database>,
   key: string,
   values: V,
   build: (...values: V) => Compilable<R>,
   options: { prepare?: boolean } = {},
 ): Promise<R[]> {
-  let shape = shapes.get(key);
-  if (!shape) {
-    const placeholders = values.map((_, index) => new Placeholder(index)) as unknown as V;
-    const compiled = build(...placeholders).compile();
-    shape = {
-      sql: compiled.sql,
-      name:
-        options.prepare === false
-          ? undefined
-          : `signal_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`,
-      parameters: compiled.parameters.map((p) => (p instanceof Placeholder ? p : { constant: p })),
-    };
-    shapes.set(key, shape);
+  // Not an async function: the query's own promise is returned, with no frame and no await of
+  // this function's around it (each await a request makes is allocation and a microtask; the
+  // hot statements run several per request). A failure to compile still rejects, never throws.
+  try {
+    let shape = shapes.get(key);
+    if (!shape) {
+      const placeholders = values.map((_, index) => new Placeholder(index)) as unknown as V;
+      const compiled = build(...placeholders).compile();
+      shape = {
+        sql: compiled.sql,
+        name:
+          options.prepare === false
+            ? undefined
+            : `signal_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`,
+        parameters: compiled.parameters.map((p) => (p instanceof Placeholder ? p : { constant: p })),
+      };
+      shapes.set(key, shape);
+    }
+    const parameters = shape.parameters.map((p) => (p instanceof Placeholder ? values[p.index] : p.constant));
+    if (db instanceof DirectKysely) return db.direct({ name: shape.name, sql: shape.sql, parameters }) as Promise<R[]>;
+    return db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>).then(rowsOf);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  const parameters = shape.parameters.map((p) => (p instanceof Placeholder ? values[p.index] : p.constant));
-  if (db instanceof DirectKysely) return (await db.direct({ name: shape.name, sql: shape.sql, parameters })) as R[];
-  const result = await db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>);
-  return result.rows;
 }
+
+const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;

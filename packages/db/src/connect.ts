@@ -62,6 +62,8 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+const rowsOf = (result: { rows: unknown[] }) => result.rows;
+
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
@@ -103,16 +105,17 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = options.preparedStatements ?? false;
-  const db = new DirectKysely({ dialect: new PooledPostgresDialect({ pool }) }, async ({ name, sql, parameters }) => {
-    if (name === undefined || !prepared) return (await pool.query(sql, parameters)).rows;
-    try {
-      return (await namedQuery(pool, name, sql, parameters)).rows;
-    } catch (error) {
+  // The unnamed path returns pg's promise with the rows taken off it (no async frame: it runs
+  // for every hot statement, see compiled-query.ts).
+  const unnamed = (sql: string, parameters: unknown[]) => pool.query(sql, parameters).then(rowsOf);
+  const db = new DirectKysely({ dialect: new PooledPostgresDialect({ pool }) }, ({ name, sql, parameters }) => {
+    if (name === undefined || !prepared) return unnamed(sql, parameters);
+    return namedQuery(pool, name, sql, parameters).then(rowsOf, (error: unknown) => {
       // A migration that changed a column's type under a statement this connection prepared
       // earlier: PostgreSQL refuses the stale plan. The query itself is sound; run it unnamed.
       if ((error as { code?: string }).code !== '0A000') throw error;
-      return (await pool.query(sql, parameters)).rows;
-    }
+      return unnamed(sql, parameters);
+    });
   });
   return {
     db,

@@ -53,29 +53,40 @@ export interface ProcedureDef {
   middlewares: Middleware[];
 }
 
-async function runLevel(def: ProcedureDef, index: number, level: Level): Promise<MiddlewareResult> {
+/** A throw at a level, as tRPC turns it into that level's result. */
+const failed = (cause: unknown) =>
+  ({ ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker }) as MiddlewareResult;
+
+/**
+ * One level of the chain. Not an async function: the middleware's own promise carries the
+ * result, and a rejection becomes the failed result by one handler on it (no frame and no await
+ * per level; the chain of a protected procedure is four or five levels deep on every request).
+ */
+function runLevel(def: ProcedureDef, index: number, level: Level): Promise<MiddlewareResult> {
   try {
     const middleware = def.middlewares[index] as Middleware;
-    return await middleware({
-      ctx: level.ctx,
-      type: level.type,
-      path: level.path,
-      input: level.input,
-      getRawInput: level.getRawInput,
-      signal: undefined,
-      batchIndex: 0,
-      meta: def.meta,
-      next: (next) =>
-        runLevel(def, index + 1, {
-          ctx: next?.ctx ? { ...level.ctx, ...next.ctx } : level.ctx,
-          type: level.type,
-          path: level.path,
-          input: next && 'input' in next ? next.input : level.input,
-          getRawInput: next?.getRawInput ?? level.getRawInput,
-        }),
-    });
+    return Promise.resolve(
+      middleware({
+        ctx: level.ctx,
+        type: level.type,
+        path: level.path,
+        input: level.input,
+        getRawInput: level.getRawInput,
+        signal: undefined,
+        batchIndex: 0,
+        meta: def.meta,
+        next: (next) =>
+          runLevel(def, index + 1, {
+            ctx: next?.ctx ? { ...level.ctx, ...next.ctx } : level.ctx,
+            type: level.type,
+            path: level.path,
+            input: next && 'input' in next ? next.input : level.input,
+            getRawInput: next?.getRawInput ?? level.getRawInput,
+          }),
+      }),
+    ).then(undefined, failed);
   } catch (cause) {
-    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
+    return Promise.resolve(failed(cause));
   }
 }
 

@@ -71,7 +71,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     setRoute(req, match.route.path);
     // Read here so that size, content type and JSON errors answer in the contract's terms.
     const body = method !== 'GET' ? await readJsonBody(req, match.route.maxBodyBytes) : undefined;
-    const input = restInput(match, body, target.searchParams);
+    const input = restInput(match, body, target);
     const { procedure } = match.route;
     if (caching.applies(procedure, req)) {
       await caching.serve(procedure, req, res, input, (cache) =>

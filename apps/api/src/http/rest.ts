@@ -140,12 +140,14 @@ interface AnyProcedureLike {
  * prototype, so that `?constructor=1` or `?__proto__=1` are keys like any other (unknown ones,
  * which the schema drops) rather than Object.prototype's members.
  */
-export function restInput(match: Match, body: unknown, query: URLSearchParams): unknown {
+export function restInput(match: Match, body: unknown, target: Pick<URL, 'searchParams'>): unknown {
   if (!match.route.takesInput) return undefined;
   const { method } = match.route;
   if (method === 'GET' || method === 'DELETE') {
     const input: Record<string, unknown> = Object.create(null);
-    for (const [key, value] of query) if (!(key in input)) input[key] = value;
+    // The query's parameters are made here, only for a route that reads them (a URL makes its
+    // URLSearchParams on first access).
+    for (const [key, value] of target.searchParams) if (!(key in input)) input[key] = value;
     return Object.assign(input, match.params);
   }
   // JSON null is no body, as an empty one is.

@@ -14,7 +14,8 @@
  * - Stop (SIGTERM): no new claims; attempts in flight get the grace period to finish, then are
  *   cut short and released (due at once, for another server), outcomes are recorded.
  * - Polling, not LISTEN/NOTIFY (a transaction-mode pooler drops those): every POLL_MS when idle,
- *   at once while there is work.
+ *   at once while there is work. An idle poll is one compiled statement (`pendingWork`) that
+ *   says which of numbering, fan-out and claim would find anything; only those run.
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -23,6 +24,7 @@ import {
   claimDeliveries,
   type DeliveryOutcome,
   fanOutEvents,
+  pendingWork,
   recordDeliveryOutcomes,
   releaseDeliveries,
   sequenceEvents,
@@ -110,14 +112,22 @@ export function startWebhookWorker(
     await recordFinished();
     // The feed's new events: every POLL_MS, or at once while a fan-out left more behind. Not on
     // every cycle: a cycle also runs each time attempts finish, many times a second under load.
+    // A cycle that runs because attempts finished claims without asking first.
+    let claimable = true;
     if (moreToFanOut || performance.now() - fannedAt >= POLL_MS) {
       fannedAt = performance.now();
-      await sequenceEvents(db);
-      const fanned = await fanOutEvents(db, FAN_OUT_BATCH);
-      moreToFanOut = fanned.events === FAN_OUT_BATCH;
+      // While a fan-out left more behind there is work for certain; else ask first (an idle
+      // poll: one statement instead of two transactions and a claim).
+      const work = moreToFanOut ? undefined : await pendingWork(db);
+      if (!work || work.unnumbered) await sequenceEvents(db);
+      if (!work || work.unnumbered || work.behind) {
+        const fanned = await fanOutEvents(db, FAN_OUT_BATCH);
+        moreToFanOut = fanned.events === FAN_OUT_BATCH;
+      }
+      claimable = !work || work.unnumbered || work.behind || work.due;
     }
     const free = settings.concurrency - running.size;
-    if (free <= 0 || stopping) return moreToFanOut;
+    if (free <= 0 || stopping || !claimable) return moreToFanOut;
     const claimed = await claimDeliveries(db, {
       token,
       limit: free,

@@ -104,10 +104,12 @@ export async function authenticate(ctx: Context): Promise<TokenClaims> {
   return auth;
 }
 
-/** Requires a valid bearer token of a live session (see authenticate); the claims go in ctx.auth. */
-export const requireUser = t.middleware(async ({ ctx, next }) =>
-  next({ ctx: { ...ctx, auth: await authenticate(ctx) } }),
-);
+/**
+ * Requires a valid bearer token of a live session (see authenticate); the claims go in ctx.auth.
+ * `next` merges what it is given into the context (tRPC's rule, kept by run-procedure.ts), so
+ * only the new field is passed: one copy of the context per request instead of two.
+ */
+export const requireUser = t.middleware(async ({ ctx, next }) => next({ ctx: { auth: await authenticate(ctx) } }));
 
 export const authedProcedure = t.procedure.use(requireUser);
 

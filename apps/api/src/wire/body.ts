@@ -20,7 +20,14 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * or says it is something else, is a VALIDATION_ERROR rather than silently ignored.
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
-  const declared = Number(req.headers['content-length']);
+  const length = req.headers['content-length'];
+  // A request that declares no body has none (HTTP/1.1 framing: no Transfer-Encoding and a
+  // Content-Length of 0 or none, which node's parser enforces): the answer is the empty body's
+  // without opening the stream's async iterator (listeners, promises) for zero bytes, which
+  // follow and unfollow did on every request (BENCH.md, "Issue 29's gate"). node discards the
+  // unread (empty) stream when the response ends.
+  if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return undefined;
+  const declared = Number(length);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
