@@ -99,4 +99,5 @@ export function runCompiled<const V extends readonly unknown[], R>(
   }
 }
 
-const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
+/** A driver's result's rows (the executors' `.then`, here and in connect.ts). */
+export const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;

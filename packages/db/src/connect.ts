@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type DialectAdapter, Kysely, PGliteDialect, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { DirectKysely } from './compiled-query.js';
+import { DirectKysely, rowsOf } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 export type Backend = 'postgres' | 'pglite';
@@ -61,8 +61,6 @@ export interface DatabaseHandle {
   poolStats(): PoolStats;
   close(): Promise<void>;
 }
-
-const rowsOf = (result: { rows: unknown[] }) => result.rows;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;

@@ -13,6 +13,7 @@
 import type { Event, EventDraft, EventType } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
 
 /**
@@ -93,7 +94,7 @@ export function toEvent(row: Pick<EventRow, 'id' | 'type' | 'data' | 'occurred_a
  * Date cuts them), without pg's Date parsing, which was a third of a feed page's CPU in the API
  * (apps/bench/BENCH.md, "Events: the feed").
  */
-const OCCURRED_AT_ISO = sql`to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const OCCURRED_AT_ISO = isoTimestamp('e.occurred_at');
 
 /**
  * Up to `limit` sequenced events after the position `after`, in feed order. Read in one statement

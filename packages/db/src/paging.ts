@@ -65,8 +65,8 @@ export const exactTimestamp = (column: string) =>
  * A timestamp as the wire writes it, made by PostgreSQL: the same text as `toISOString()` of the
  * Date pg would parse it into (UTC, milliseconds, the microseconds cut off as that Date cuts them),
  * without the Date. pg's timestamp parser (a regex and a Date per value) then `toISOString()` cost
- * more than the rest of a catalogue row's reading (apps/bench/BENCH.md, issue 25's counts); the
- * feed does the same for its events (events.queries.ts).
+ * more than the rest of a catalogue row's reading (apps/bench/BENCH.md, issue 25's counts). A
+ * provider's created_at, the feed's occurred_at and a user's wallets' dates are read this way.
  */
 export const isoTimestamp = (column: string) =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -6,9 +6,8 @@ import type { Chain, LinkedWallet } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { appendEvents } from './events.queries.js';
+import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
-
-const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /**
  * A user's wallets as wire items, oldest first, built in SQL so `/me` stays one statement:
@@ -16,8 +15,8 @@ const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', '
  */
 const walletItems = sql<LinkedWallet[]>`coalesce((
   select json_agg(json_build_object(
-    'wallet', w.wallet, 'chain', w.chain, 'linkedAt', ${iso('w.linked_at')},
-    'primary', w.wallet = users.wallet, 'lastLoginAt', ${iso('w.last_login_at')}
+    'wallet', w.wallet, 'chain', w.chain, 'linkedAt', ${isoTimestamp('w.linked_at')},
+    'primary', w.wallet = users.wallet, 'lastLoginAt', ${isoTimestamp('w.last_login_at')}
   ) order by w.linked_at, w.wallet)
   from user_wallets w where w.user_id = users.id), '[]')`;
 

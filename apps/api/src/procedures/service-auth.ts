@@ -19,6 +19,7 @@ import {
   isKeyClaim,
   type KeyClaim,
   keyUsed,
+  resolveServiceCredential,
   type ServiceKeyIdentity,
   unknownServiceKey,
 } from './service-credential.js';
@@ -30,13 +31,7 @@ export function scopedProcedure(scope: Scope) {
   // The scope in the meta too: the OpenAPI document marks the route as taking a service key.
   return publicProcedure.meta({ scope }).use(async ({ ctx, next }) => {
     const token = bearerToken(ctx.req);
-    const claim = claimServiceCredential(ctx.services.config, token);
-    const serviceKey = await admit(
-      ctx,
-      scope,
-      token,
-      isKeyClaim(claim) ? await checkKeyClaim(ctx.services, claim) : claim,
-    );
+    const serviceKey = await admit(ctx, scope, token, await resolveServiceCredential(ctx.services, token));
     return next({ ctx: { ...ctx, serviceKey } });
   });
 }
