@@ -12,14 +12,14 @@
  * The pooler and the replica run on the same two cores as everything else: the rows price
  * the extra hop, not the capacity a separate machine adds.
  */
-import { readFile } from 'node:fs/promises';
 import { createDatabase, migrateToLatest, seedDemoCatalogue } from '@signal/db';
 import { replicaToolsMissing, startPgBouncer, startReplicatedClusters } from '@signal/test-support';
 import { type Catalogue, randomProviderIds, settle } from './databases.js';
+import { kernelCounts, perRequest } from './kernel-counts.js';
 import { compare, type LoadPlan, type Sample } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
 import { get, PAGE_1 } from './scenarios.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { processCpuMs, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 
 export const DEPLOYMENT_KEYS = ['named', 'pooler-detail', 'pooler-list', 'replica-list'] as const;
 /**
@@ -44,63 +44,6 @@ export interface DeploymentRun {
 }
 
 const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs });
-
-/** CPU time (user + system) of a process so far, ms (Linux /proc; USER_HZ 100). */
-async function processCpuMs(pid: number): Promise<number | null> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  if (!stat) return null;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * Kernel-side counts of a process so far: voluntary context switches (each a sleep in
- * epoll_wait that something woke: fewer answers per wake-up means more of them per request)
- * and read/write system calls (/proc/<pid>/io). Null fields when /proc does not have them.
- */
-interface KernelCounts {
-  wakeups: number | null;
-  reads: number | null;
-  writes: number | null;
-  /** CPU time in user space and in the kernel, ms (USER_HZ 100). */
-  userMs: number | null;
-  systemMs: number | null;
-}
-
-async function kernelCounts(pid: number): Promise<KernelCounts> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const io = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => '');
-  const field = (text: string, name: string) => {
-    const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(text);
-    return match ? Number(match[1]) : null;
-  };
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const times = stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
-  const ticks = (index: number) => (times[index] === undefined ? null : Number(times[index]) * 10);
-  return {
-    wakeups: field(status, 'voluntary_ctxt_switches'),
-    reads: field(io, 'syscr'),
-    writes: field(io, 'syscw'),
-    userMs: ticks(11),
-    systemMs: ticks(12),
-  };
-}
-
-/** `a wake-ups, b reads, c writes` per request between two counts (warm-up requests included). */
-function perRequest(before: KernelCounts, after: KernelCounts, served: number): string | undefined {
-  if (served <= 0) return undefined;
-  const each = (key: keyof KernelCounts) => {
-    const a = after[key];
-    const b = before[key];
-    return a === null || b === null ? '?' : ((a - b) / served).toFixed(2);
-  };
-  const micro = (key: keyof KernelCounts) => {
-    const a = after[key];
-    const b = before[key];
-    return a === null || b === null ? '?' : Math.round(((a - b) * 1000) / served);
-  };
-  return `${each('wakeups')} wake-ups, ${each('reads')} reads, ${each('writes')} writes, user ${micro('userMs')} µs + system ${micro('systemMs')} µs`;
-}
 
 async function measure(
   name: string,
