@@ -30,6 +30,7 @@ import {
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
+import type { ContractProvider } from '@signal/test-support/contract';
 import { Keypair } from '@solana/web3.js';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { createWalletClient, custom, type EIP1193RequestFn } from 'viem';
@@ -46,17 +47,7 @@ describe('results are typed', () => {
   it('providers.list returns a page of typed providers', () => {
     expectTypeOf(client.providers.list).returns.resolves.toEqualTypeOf<ProviderPage>();
     expectTypeOf<ProviderPage['items']>().toEqualTypeOf<Provider[]>();
-    expectTypeOf<Provider>().toEqualTypeOf<{
-      id: number;
-      name: string;
-      description: string | null;
-      avatarUrl: string | null;
-      followerCount: number;
-      createdAt: string;
-      roi30dPct: number | null;
-      maxDrawdownPct: number;
-      winRate: number;
-    }>();
+    expectTypeOf<Provider>().toEqualTypeOf<ContractProvider>();
     expectTypeOf<ProviderPage>().toHaveProperty('totalPages').toEqualTypeOf<number>();
   });
 

@@ -21,6 +21,7 @@ const API_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The client a customer would write: openapi-fetch over the generated `paths`, typed by name. */
 const CLIENT = `
+import type { ContractProvider } from '@signal/test-support/contract';
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api.js';
 
@@ -33,20 +34,7 @@ export type ErrorBody = Schemas['ErrorBody'];
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 // The named types are the wire types, field for field (an \`any\` would fail these).
-export const providerShape: Equal<
-  Provider,
-  {
-    id: number;
-    name: string;
-    description: string | null;
-    avatarUrl: string | null;
-    followerCount: number;
-    createdAt: string;
-    roi30dPct: number | null;
-    maxDrawdownPct: number;
-    winRate: number;
-  }
-> = true;
+export const providerShape: Equal<Provider, ContractProvider> = true;
 export const pageItems: Equal<ProviderPage['items'], Provider[]> = true;
 export const followedItems: Equal<Schemas['FollowedProviderPage']['items'][number], Schemas['FollowedProvider']> = true;
 export const tokenUser: Equal<Schemas['TokenResponse']['user'], Schemas['User']> = true;
@@ -135,6 +123,12 @@ beforeAll(async () => {
   await symlink(
     await realpath(join(API_ROOT, 'node_modules', 'openapi-fetch')),
     join(dir, 'node_modules', 'openapi-fetch'),
+  );
+  // And the contract's types, which the client's type assertions hold the generated ones to.
+  await mkdir(join(dir, 'node_modules', '@signal'));
+  await symlink(
+    await realpath(join(API_ROOT, 'node_modules', '@signal', 'test-support')),
+    join(dir, 'node_modules', '@signal', 'test-support'),
   );
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   await writeFile(join(dir, 'api.d.ts'), generated);
