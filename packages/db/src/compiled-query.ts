@@ -38,11 +38,15 @@ interface Shape {
 
 const shapes = new Map<string, Shape>();
 
-/** Runs one compiled statement on the pool; unnamed when `name` is undefined. */
+/**
+ * Runs one compiled statement on the pool; unnamed when `name` is undefined. `rowMode: 'array'`:
+ * each row is its columns' values in the order selected (pg's array row mode), not an object.
+ */
 export type DirectExecutor = (statement: {
   name: string | undefined;
   sql: string;
   parameters: unknown[];
+  rowMode: 'array' | undefined;
 }) => Promise<unknown[]>;
 
 /**
@@ -73,6 +77,34 @@ export function runCompiled<const V extends readonly unknown[], R>(
   build: (...values: V) => Compilable<R>,
   options: { prepare?: boolean } = {},
 ): Promise<R[]> {
+  return run(db, key, values, build, options.prepare, undefined) as Promise<R[]>;
+}
+
+/**
+ * runCompiled with each row as its columns' values, in the order the statement selects them
+ * (pg's array row mode): no object with a key per column is made for each row, which a hot
+ * read of many rows then maps by position (a catalogue page: apps/bench/BENCH.md, issue 25's
+ * last gate). Off the direct path (a transaction, PGlite) Kysely's keyed rows are turned into
+ * the same arrays, so a caller reads one shape on both backends.
+ */
+export function runCompiledColumns<const V extends readonly unknown[]>(
+  db: Kysely<Database>,
+  key: string,
+  values: V,
+  build: (...values: V) => Compilable<unknown>,
+  options: { prepare?: boolean } = {},
+): Promise<unknown[][]> {
+  return run(db, key, values, build, options.prepare, 'array') as Promise<unknown[][]>;
+}
+
+function run<const V extends readonly unknown[]>(
+  db: Kysely<Database>,
+  key: string,
+  values: V,
+  build: (...values: V) => Compilable<unknown>,
+  prepare: boolean | undefined,
+  rowMode: 'array' | undefined,
+): Promise<unknown[]> {
   // Not an async function: the query's own promise is returned, with no frame and no await of
   // this function's around it (each await a request makes is allocation and a microtask; the
   // hot statements run several per request). A failure to compile still rejects, never throws.
@@ -84,7 +116,7 @@ export function runCompiled<const V extends readonly unknown[], R>(
       shape = {
         sql: compiled.sql,
         name:
-          options.prepare === false
+          prepare === false
             ? undefined
             : `signal_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`,
         parameters: compiled.parameters.map((p) => (p instanceof Placeholder ? p : { constant: p })),
@@ -92,12 +124,16 @@ export function runCompiled<const V extends readonly unknown[], R>(
       shapes.set(key, shape);
     }
     const parameters = shape.parameters.map((p) => (p instanceof Placeholder ? values[p.index] : p.constant));
-    if (db instanceof DirectKysely) return db.direct({ name: shape.name, sql: shape.sql, parameters }) as Promise<R[]>;
-    return db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<R>).then(rowsOf);
+    if (db instanceof DirectKysely) return db.direct({ name: shape.name, sql: shape.sql, parameters, rowMode });
+    const rows = db.executeQuery(CompiledQuery.raw(shape.sql, parameters)).then(rowsOf);
+    return rowMode ? rows.then(columnsOf) : rows;
   } catch (error) {
     return Promise.reject(error);
   }
 }
+
+/** Keyed rows as their values in column order (the order a driver's row object keeps its keys in). */
+const columnsOf = (rows: unknown[]): unknown[][] => rows.map((row) => Object.values(row as object));
 
 /** A driver's result's rows (the executors' `.then`, here and in connect.ts). */
 export const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;

@@ -103,18 +103,25 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = options.preparedStatements ?? false;
-  // The unnamed path returns pg's promise with the rows taken off it (no async frame: it runs
-  // for every hot statement, see compiled-query.ts).
-  const unnamed = (sql: string, parameters: unknown[]) => pool.query(sql, parameters).then(rowsOf);
-  const db = new DirectKysely({ dialect: new PooledPostgresDialect({ pool }) }, ({ name, sql, parameters }) => {
-    if (name === undefined || !prepared) return unnamed(sql, parameters);
-    return namedQuery(pool, name, sql, parameters).then(rowsOf, (error: unknown) => {
-      // A migration that changed a column's type under a statement this connection prepared
-      // earlier: PostgreSQL refuses the stale plan. The query itself is sound; run it unnamed.
-      if ((error as { code?: string }).code !== '0A000') throw error;
-      return unnamed(sql, parameters);
-    });
-  });
+  // pg's promise with the rows taken off it (no async frame: it runs for every hot statement, see
+  // compiled-query.ts). The plain path (keyed rows, unnamed) hands pg the text and values; a
+  // named statement or array rows, a Query built here (statementQuery).
+  const run = (sql: string, parameters: unknown[], name: string | undefined, rowMode: 'array' | undefined) =>
+    name === undefined && rowMode === undefined
+      ? pool.query(sql, parameters)
+      : (pool.query(statementQuery(sql, parameters, name, rowMode) as never) as unknown as Promise<pg.QueryResult>);
+  const db = new DirectKysely(
+    { dialect: new PooledPostgresDialect({ pool }) },
+    ({ name, sql, parameters, rowMode }) => {
+      if (name === undefined || !prepared) return run(sql, parameters, undefined, rowMode).then(rowsOf);
+      return run(sql, parameters, name, rowMode).then(rowsOf, (error: unknown) => {
+        // A migration that changed a column's type under a statement this connection prepared
+        // earlier: PostgreSQL refuses the stale plan. The query itself is sound; run it unnamed.
+        if ((error as { code?: string }).code !== '0A000') throw error;
+        return run(sql, parameters, undefined, rowMode).then(rowsOf);
+      });
+    },
+  );
   return {
     db,
     backend: 'postgres',
@@ -153,18 +160,65 @@ class PooledPostgresDialect extends PostgresDialect {
   }
 }
 
+/** pg's Query as its constructor leaves it, with the fields statementQuery sets after it. */
+type BuiltQuery = pg.Query & { name?: string; _rowMode?: 'array'; _result: unknown; _results: unknown };
+
+/** pg's field description, as its parser hands it to a result. */
+interface FieldDescription {
+  dataTypeID: number;
+  format?: string;
+}
+
+/** What this file reads and sets of pg's (pinned) Result class. */
+declare class PgResult {
+  constructor(rowMode: 'array' | undefined, types?: unknown);
+  fields: FieldDescription[];
+  _parsers: ((text: string) => unknown)[] | undefined;
+  _types: { getTypeParser(oid: number, format: string): (text: string) => unknown };
+  addFields(fields: FieldDescription[]): void;
+}
+
 /**
- * `pool.query({ name, text, values })`, without its cost: pg copies a config object through
- * its property descriptors, the largest single cost of a lookup by id in node (BENCH.md).
- * A Query built from the text alone skips that copy; its name, read when it is sent, makes it
- * the same named prepared statement. The pool then runs it as any query it is handed, calling
- * back with its result.
+ * The result of a statement read in array row mode. pg's own result, when the row description
+ * arrives, also makes an object keyed by every column's name (the template of a keyed row: each
+ * name interned as a property key, a keyed store per column), which array rows never use; this
+ * one keeps only the fields and their type parsers.
  */
-function namedQuery(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  const query = new pg.Query(text, values);
-  (query as pg.Query & { name: string }).name = name;
-  // Typed as returning the Query (a stream-like submittable); at runtime the pool calls back.
-  return pool.query(query as never) as unknown as Promise<pg.QueryResult>;
+const ColumnRows = class extends (pg as unknown as { Result: typeof PgResult }).Result {
+  override addFields(fields: FieldDescription[]): void {
+    this.fields = fields;
+    const parsers: ((text: string) => unknown)[] = new Array(fields.length);
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i] as FieldDescription;
+      parsers[i] = this._types.getTypeParser(field.dataTypeID, field.format || 'text');
+    }
+    this._parsers = parsers;
+  }
+};
+
+/**
+ * `pool.query({ name, text, values, rowMode })`, without its cost: pg copies a config object
+ * through its property descriptors (≈10 µs a query on node 20, the largest single cost of a
+ * lookup by id: BENCH.md). A Query built from the text alone skips that copy; its name, read
+ * when it is sent, makes it the same named prepared statement, and a result in array row mode
+ * (ColumnRows; the client gives it the pool's type parsers when the query is queued, as it does
+ * any result without its own) makes its rows arrays. pg is pinned (the catalog in
+ * pnpm-workspace.yaml); test/compiled-query.test.ts reads rows both ways, named and unnamed.
+ */
+function statementQuery(
+  text: string,
+  values: unknown[],
+  name: string | undefined,
+  rowMode: 'array' | undefined,
+): pg.Query {
+  const query = new pg.Query(text, values) as BuiltQuery;
+  if (name !== undefined) query.name = name;
+  if (rowMode !== undefined) {
+    query._rowMode = rowMode;
+    query._result = new ColumnRows(rowMode);
+    query._results = query._result;
+  }
+  return query;
 }
 
 function createPglite(dataDir: string | undefined): DatabaseHandle {

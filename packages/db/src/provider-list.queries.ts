@@ -11,9 +11,9 @@
 import type { Provider, ProviderFilterField, ProviderFilters, ProviderSortField, SortOrder } from '@signal/core';
 import { type Compilable, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { catalogueState, catalogueVersionSql, type VersionSink } from './catalogue-version.queries.js';
-import { runCompiled } from './compiled-query.js';
+import { runCompiled, runCompiledColumns } from './compiled-query.js';
 import { exactTimestamp, type PageResult, type Paging, pageResult } from './paging.js';
-import { PROVIDER_COLUMNS, type ProviderRow, PUBLIC_PROVIDER, toProvider } from './provider.queries.js';
+import { PROVIDER_AT, PROVIDER_COLUMNS, PUBLIC_PROVIDER, providerOf } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 interface SortSpec {
@@ -172,14 +172,22 @@ function keyColumn(spec: SortSpec) {
   return [];
 }
 
-type ListedRow = ProviderRow & { cursor_key?: string | null; sort_value?: unknown };
+/**
+ * A listed row, read as an array (runCompiledColumns): PROVIDER_COLUMNS, then the sort's
+ * keyColumn when it has one (at KEY_AT), then what the statement adds.
+ */
+type ListedRow = unknown[];
+
+const KEY_AT = PROVIDER_COLUMNS.length;
 
 function sortKey(row: ListedRow, spec: SortSpec): string | number | null {
-  if (spec.column === 'follower_count') return row.follower_count;
-  if (spec.column === 'name') return row.name;
-  if (spec.column === 'id') return Number(row.id);
-  return row.cursor_key ?? null;
+  if (spec.column === 'follower_count') return row[PROVIDER_AT.followerCount] as number;
+  if (spec.column === 'name') return row[PROVIDER_AT.name] as string;
+  if (spec.column === 'id') return idOf(row);
+  return (row[KEY_AT] as string | null | undefined) ?? null;
 }
+
+const idOf = (row: ListedRow) => Number(row[PROVIDER_AT.id]);
 
 /** The number of providers passing the filters, and the catalogue's version, in one snapshot. */
 async function matches(
@@ -283,7 +291,7 @@ async function searchPage(
   limit: number,
 ): Promise<{ rows: ListedRow[]; total: number; version: string } | null> {
   const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
-  const rows = (await runCompiled(
+  const rows = await runCompiledColumns(
     db,
     `searchProviders:${shape}`,
     [...values, limit, (page - 1) * limit] as const,
@@ -315,10 +323,10 @@ async function searchPage(
     },
     // Planned with the pattern known: the trigram index pays only for a selective one.
     { prepare: false },
-  )) as (ListedRow & { matches: string | number; version: string })[];
+  );
   const first = rows[0];
   if (!first) return null;
-  return { rows, total: Number(first.matches), version: first.version };
+  return { rows, total: Number(first[columns.length]), version: first[columns.length + 1] as string };
 }
 
 /**
@@ -351,16 +359,16 @@ export async function listProviders(
       const offset = ((request.page ?? 1) - 1) * limit;
       const next =
         last && seal && offset + searched.rows.length < searched.total
-          ? seal({ key: sortKey(last, spec), id: Number(last.id) })
+          ? seal({ key: sortKey(last, spec), id: idOf(last) })
           : null;
-      return pageResult(searched.rows.map(toProvider), { page: request.page ?? 1, limit }, searched.total, next);
+      return pageResult(searched.rows.map(providerOf), { page: request.page ?? 1, limit }, searched.total, next);
     }
   }
   // The version is read before the rows: a change committed in between then makes the answer
   // newer than its version (a needless 200 later), never older (a wrong 304).
   const { total, version } = await matches(db, names, values);
   if (observe) observe.version = version;
-  const position = (row: ListedRow) => ({ key: sortKey(row, spec), id: Number(row.id) });
+  const position = (row: ListedRow) => ({ key: sortKey(row, spec), id: idOf(row) });
   const columns = [...PROVIDER_COLUMNS, ...keyColumn(spec)] as const;
   const filtered = (filterValues: readonly unknown[]) =>
     whereFilters(db.selectFrom('providers as p').where(PUBLIC_PROVIDER) as ProviderQuery, names, filterValues);
@@ -375,7 +383,7 @@ export async function listProviders(
    * with its LIMIT (and the filters' values) known.
    */
   const providersAfter = (mode: 'keyed' | 'nulls' | 'nullsFirst', key: unknown, id: number, take: number) =>
-    runCompiled(
+    runCompiledColumns(
       db,
       `providersAfter:${mode}:${shape}`,
       [...values, key, id, take] as const,
@@ -399,7 +407,7 @@ export async function listProviders(
     // A nullable sort after a non-null key reads the keys after the position first, alone, as a
     // non-nullable sort does; its nulls are read only when those run out within the page.
     const mode = after.key === null ? 'nulls' : 'keyed';
-    const rows = (await providersAfter(mode, after.key, after.id, limit + 1)) as ListedRow[];
+    const rows = await providersAfter(mode, after.key, after.id, limit + 1);
     if (mode === 'keyed' && spec.nullable && rows.length <= limit) {
       // The page where the non-null keys run out (one per walk): the rest of it is the first
       // nulls, in id order. A second statement, so a second snapshot; the Version 2 guarantee
@@ -410,14 +418,14 @@ export async function listProviders(
       // both (non-null, then null); it is served once, where the first statement found it. The
       // nulls are read to a full limit + 1, so that dropping such a row never shortens the page
       // into a false last page (nextCursor null while nulls remain).
-      const seen = new Set(rows.map((row) => String(row.id)));
-      const nulls = (await providersAfter('nullsFirst', null, 0, limit + 1)) as ListedRow[];
-      for (const row of nulls) if (!seen.has(String(row.id))) rows.push(row);
+      const seen = new Set(rows.map((row) => String(row[PROVIDER_AT.id])));
+      const nulls = await providersAfter('nullsFirst', null, 0, limit + 1);
+      for (const row of nulls) if (!seen.has(String(row[PROVIDER_AT.id]))) rows.push(row);
     }
     const more = rows.length > limit;
     const items = more ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
-    return pageResult(items.map(toProvider), { limit }, total, more && last && seal ? seal(position(last)) : null);
+    return pageResult(items.map(providerOf), { limit }, total, more && last && seal ? seal(position(last)) : null);
   }
 
   const page = request.page ?? 1;
@@ -426,7 +434,7 @@ export async function listProviders(
   // Unprepared: planned with its LIMIT and OFFSET known, as it must be. PostgreSQL would keep
   // custom plans anyway, but its generic plan (a hash join over the whole table, ≈0.5 s on 1M
   // providers) must not become possible for any mix of pages.
-  const rows = (await runCompiled(
+  const rows = await runCompiledColumns(
     db,
     `listProviders:${shape}`,
     [...values, limit, offset] as const,
@@ -444,8 +452,8 @@ export async function listProviders(
       );
     },
     { prepare: false },
-  )) as ListedRow[];
+  );
   const last = rows.at(-1);
   const next = last && seal && offset + rows.length < total ? seal(position(last)) : null;
-  return pageResult(rows.map(toProvider), { page, limit }, total, next);
+  return pageResult(rows.map(providerOf), { page, limit }, total, next);
 }

@@ -5,11 +5,15 @@
 import type { Provider, ProviderStats } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
 import type { VersionSink } from './catalogue-version.queries.js';
-import { runCompiled } from './compiled-query.js';
+import { runCompiled, runCompiledColumns } from './compiled-query.js';
 import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
 
-/** A provider's columns as the wire needs them: created_at already as its ISO text (isoTimestamp). */
+/**
+ * A provider's columns as the wire needs them: created_at already as its ISO text (isoTimestamp).
+ * In this order: providerOf reads a row of them by position (PROVIDER_AT names the positions
+ * other readers use, and a statement's own columns follow at PROVIDER_COLUMNS.length on).
+ */
 export const PROVIDER_COLUMNS = [
   'p.id',
   'p.name',
@@ -35,6 +39,9 @@ export interface ProviderRow {
   win_rate: number;
 }
 
+/** Where a row of PROVIDER_COLUMNS (array row mode) has the columns a reader picks out. */
+export const PROVIDER_AT = { id: 0, name: 1, followerCount: 4 } as const;
+
 /** Only providers the public sees (not archived): every public read and the sort indexes' predicate. */
 export const PUBLIC_PROVIDER = sql<boolean>`p.archived_at is null`;
 
@@ -53,12 +60,30 @@ export function toProvider(row: ProviderRow): Provider {
   };
 }
 
+/**
+ * The wire Provider of a row whose first columns are PROVIDER_COLUMNS, read as an array
+ * (runCompiledColumns): a hot read maps its rows by position, with no keyed object per row.
+ */
+export function providerOf(columns: readonly unknown[]): Provider {
+  return {
+    id: columns[0] as number,
+    name: columns[1] as string,
+    description: columns[2] as string | null,
+    avatarUrl: columns[3] as string | null,
+    followerCount: columns[4] as number,
+    createdAt: columns[5] as string,
+    roi30dPct: columns[6] as number | null,
+    maxDrawdownPct: columns[7] as number,
+    winRate: columns[8] as number,
+  };
+}
+
 export async function findProvider(
   db: Kysely<Database>,
   id: number,
   observe?: VersionSink,
 ): Promise<Provider | undefined> {
-  const [row] = await runCompiled(db, 'findProvider', [id], (providerId) =>
+  const [row] = await runCompiledColumns(db, 'findProvider', [id], (providerId) =>
     db
       .selectFrom('providers as p')
       .select([...PROVIDER_COLUMNS, sql<string>`p.version::text`.as('version')])
@@ -66,8 +91,8 @@ export async function findProvider(
       .where(PUBLIC_PROVIDER),
   );
   if (!row) return undefined;
-  if (observe) observe.version = row.version;
-  return toProvider(row);
+  if (observe) observe.version = row[PROVIDER_COLUMNS.length] as string;
+  return providerOf(row);
 }
 
 const DAY_MS = 86_400_000;

@@ -8,6 +8,7 @@
 import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCompiled, runCompiledColumns } from '../src/compiled-query.js';
 import { createDatabase, type DatabaseHandle, findProvider, findProviderStats, migrateToLatest } from '../src/index.js';
 
 describe('compiled queries on postgres', () => {
@@ -85,6 +86,35 @@ describe('compiled queries on postgres', () => {
         .catch((error: Error) => expect(error.message).toBe('roll back'));
     } finally {
       await twoConnections.close();
+    }
+  });
+
+  it('reads rows as their columns in order (array row mode), named, unnamed and in a transaction', async () => {
+    const unprepared = createDatabase({ url: scratch.url, poolSize: 1 });
+    const build = (handle: DatabaseHandle['db']) => (id: number) =>
+      handle
+        .selectFrom('providers')
+        .select(['id', 'name', 'description', 'follower_count', sql<string>`version::text`.as('version')])
+        .where('id', '<=', id)
+        .orderBy('id');
+    try {
+      const keyed = await runCompiled(database.db, 'columnsTest:keyed', [2], build(database.db));
+      const expected = keyed.map((row) => Object.values(row));
+      expect(expected).toEqual([
+        [1, 'First', null, 0, expect.any(String)],
+        [2, 'Second', 'd', 0, expect.any(String)],
+      ]);
+      for (let round = 0; round < 3; round++) {
+        expect(await runCompiledColumns(database.db, 'columnsTest', [2], build(database.db))).toEqual(expected);
+        expect(await runCompiledColumns(unprepared.db, 'columnsTest', [2], build(unprepared.db))).toEqual(expected);
+        // The pool's type parsers apply to array rows too: ids (bigint) are numbers.
+        expect(await runCompiledColumns(database.db, 'columnsTest', [1], build(database.db))).toEqual([expected[0]]);
+      }
+      await database.db.transaction().execute(async (trx) => {
+        expect(await runCompiledColumns(trx, 'columnsTest', [2], build(trx))).toEqual(expected);
+      });
+    } finally {
+      await unprepared.close();
     }
   });
 
