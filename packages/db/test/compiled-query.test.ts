@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompiled, runCompiledColumns } from '../src/compiled-query.js';
 import { createDatabase, type DatabaseHandle, findProvider, findProviderStats, migrateToLatest } from '../src/index.js';
+import { PROVIDER_COLUMNS, type ProviderRow, providerOf, toProvider } from '../src/provider.queries.js';
 
 describe('compiled queries on postgres', () => {
   let scratch: ScratchDatabase;
@@ -116,6 +117,30 @@ describe('compiled queries on postgres', () => {
     } finally {
       await unprepared.close();
     }
+  });
+
+  it('maps an array row of PROVIDER_COLUMNS to the same Provider as the keyed row (providerOf against toProvider)', async () => {
+    // Every column a distinct, non-null value, so a column read from the wrong position shows.
+    await database.db
+      .updateTable('providers')
+      .set({
+        avatar_url: 'https://example.com/a.png',
+        follower_count: 7,
+        roi_30d_pct: 12.5,
+        max_drawdown_pct: 3.25,
+        win_rate: 0.625,
+      })
+      .where('id', '=', 2)
+      .execute();
+    const build = (id: number) =>
+      database.db.selectFrom('providers as p').select(PROVIDER_COLUMNS).where('p.id', '=', id);
+    const [keyed] = await runCompiled(database.db, 'providerOfTest:keyed', [2], build);
+    const [columns] = await runCompiledColumns(database.db, 'providerOfTest', [2], build);
+    expect(keyed).toBeDefined();
+    const expected = toProvider(keyed as ProviderRow);
+    expect(expected).toMatchObject({ avatarUrl: 'https://example.com/a.png', followerCount: 7, winRate: 0.625 });
+    expect(providerOf(columns as unknown[])).toEqual(expected);
+    expect(await findProvider(database.db, 2)).toEqual(expected);
   });
 
   it('still answers after a column type changes under a prepared statement', async () => {
