@@ -67,4 +67,6 @@ if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`file sizes: ${sizes.size} source files, ${named.size} over ${LIMIT} lines, each with its reason in ${DESIGN}`);
+console.log(
+  `file sizes: ${sizes.size} source files, ${named.size} over ${LIMIT} lines, each with its reason in ${DESIGN}`,
+);
