@@ -243,6 +243,9 @@ describe.each(['postgres', 'pglite'] as const)(
           await scratch?.drop();
         }
       },
+      // A built server started inside a test (PGlite's start and seed included) gets 90 s, as in
+      // the other process tests: a CI machine under load took over 30 s to start the PGlite one.
+      90_000,
     );
   },
 );
