@@ -108,7 +108,7 @@ export const COMPLEMENT_PROBE = 50_000;
  * `q` as an ILIKE pattern: a substring anywhere, with the pattern's own characters (`%`, `_`
  * and the escape `\`) escaped so that they match themselves.
  */
-export function containsPattern(text: string): string {
+function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

@@ -30,8 +30,6 @@ import {
 import { matches } from './provider-list.totals.js';
 import type { Database } from './schema.js';
 
-export { containsPattern } from './provider-list.parts.js';
-
 /**
  * A page by number of a name search with its exact total and the catalogue's version, in one
  * statement (one snapshot): the matches are found once in the trigram index, counted by a
