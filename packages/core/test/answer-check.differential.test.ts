@@ -9,10 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileAnswerCheck } from '../src/answer-check.js';
 import { PerformanceSchema, ProviderArchivedSchema, ProviderWriteSchema } from '../src/catalogue-schemas.js';
-import { EventPageSchema } from '../src/event-schemas.js';
+import { EventPageSchema, EventSchema } from '../src/event-schemas.js';
+import * as examples from '../src/examples.js';
 import {
   FollowedProviderPageSchema,
   FollowResultSchema,
+  LinkedWalletSchema,
   NonceResponseSchema,
   ProviderPageSchema,
   ProviderSchema,
@@ -21,7 +23,21 @@ import {
   UnfollowResultSchema,
   UserSchema,
 } from '../src/schemas.js';
-import { LogoutResultSchema, RevokedSessionSchema, SessionPageSchema } from '../src/session.schemas.js';
+import {
+  CreatedServiceKeySchema,
+  FollowerPageSchema,
+  ServiceKeyPageSchema,
+  ServiceKeySchema,
+} from '../src/service-key.schemas.js';
+import { LogoutResultSchema, RevokedSessionSchema, SessionPageSchema, SessionSchema } from '../src/session.schemas.js';
+import { LinkedWalletListSchema } from '../src/wallets.schemas.js';
+import {
+  CreatedWebhookEndpointSchema,
+  DeliveryPageSchema,
+  WebhookEndpointSchema,
+  WebhookListSchema,
+} from '../src/webhook.schemas.js';
+import * as webhookExamples from '../src/webhook-examples.js';
 
 const at = '2026-11-23T10:00:00.000Z';
 const provider = {
@@ -83,25 +99,17 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
     { items: [{ ...provider, followedAt: at }], page: 1, limit: 20, total: 1, totalPages: 1, nextCursor: null },
   ],
   [
-    'ProviderStats',
+    // The documented example (below) as a series of one point leaves it: every ROI null, no signal yet.
+    'ProviderStats of one point',
     ProviderStatsSchema,
     {
-      providerId: 5,
-      followerCount: 7,
-      followersGained7d: 0,
-      followersGained30d: 2,
-      totalSignals: 2099,
-      winRate: 0.7465,
-      avgReturnPct: -0.38,
-      totalReturnPct: -79.76,
-      maxDrawdownPct: 41.94,
+      ...examples.providerStats,
       lastSignalAt: null,
-      updatedAt: at,
-      roi7dPct: 1.5,
+      roi7dPct: null,
       roi30dPct: null,
       roi90dPct: null,
-      roiAllPct: -79.76,
-      tradingDays: 12,
+      roiAllPct: null,
+      tradingDays: 1,
       asOf: '2026-11-22',
     },
   ],
@@ -121,8 +129,6 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
     },
   ],
   ['empty Performance', PerformanceSchema, { providerId: 5, window: 'all', asOf: null, points: [] }],
-  ['FollowResult', FollowResultSchema, { providerId: 5, following: true, followerCount: 8 }],
-  ['UnfollowResult', UnfollowResultSchema, { providerId: 5, following: false, followerCount: 7 }],
   ['User', UserSchema, user],
   [
     'TokenResponse',
@@ -179,6 +185,34 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
       expiresAt: at,
     },
   ],
+
+  // Every answer the OpenAPI document shows as an example: what a reader of /docs sees must take
+  // the fast path too (and its JSON be zod's). Not the JWKS: its keys are loose objects, zod's.
+  ['documented NonceResponse', NonceResponseSchema, examples.nonceResponse],
+  ['documented TokenResponse', TokenResponseSchema, examples.tokenResponse],
+  ['documented User', UserSchema, examples.user],
+  ['documented LinkedWallet', LinkedWalletSchema, examples.linkedWallet],
+  ['documented LinkedWalletList', LinkedWalletListSchema, examples.walletList],
+  ['documented Session', SessionSchema, examples.session],
+  ['documented SessionPage', SessionPageSchema, examples.sessionPage],
+  ['documented Provider', ProviderSchema, examples.provider],
+  ['documented ProviderPage', ProviderPageSchema, examples.providerPage],
+  ['documented ProviderStats', ProviderStatsSchema, examples.providerStats],
+  ['documented FollowResult', FollowResultSchema, examples.followResult],
+  ['documented UnfollowResult', UnfollowResultSchema, examples.unfollowResult],
+  ['documented FollowedProviderPage', FollowedProviderPageSchema, examples.followingPage],
+  ['documented ServiceKey', ServiceKeySchema, examples.serviceKey],
+  ['documented CreatedServiceKey', CreatedServiceKeySchema, examples.createdServiceKey],
+  ['documented ServiceKeyPage', ServiceKeyPageSchema, examples.serviceKeyPage],
+  ['documented FollowerPage', FollowerPageSchema, examples.followerPage],
+  ['documented Event', EventSchema, examples.event],
+  ['documented EventPage', EventPageSchema, examples.eventPage],
+  ['documented ProviderWrite', ProviderWriteSchema, examples.providerWrite],
+  ['documented Performance', PerformanceSchema, examples.performance],
+  ['documented WebhookEndpoint', WebhookEndpointSchema, webhookExamples.webhookEndpoint],
+  ['documented CreatedWebhookEndpoint', CreatedWebhookEndpointSchema, webhookExamples.createdWebhookEndpoint],
+  ['documented WebhookList', WebhookListSchema, webhookExamples.webhookList],
+  ['documented DeliveryPage', DeliveryPageSchema, webhookExamples.deliveryPage],
 ];
 
 /** Values that break one rule or another, tried in every field. */

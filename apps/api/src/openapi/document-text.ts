@@ -4,9 +4,9 @@
  * operations themselves come from the routers (document.ts).
  */
 import { type ErrorCode, HealthResponseSchema, JwksSchema, ReadyResponseSchema } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { ZodType } from 'zod';
-import * as examples from '../procedures/examples.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../procedures/write-transaction.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES } from '../wire/limits.js';
 

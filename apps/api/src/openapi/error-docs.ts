@@ -15,12 +15,12 @@ import {
   PageQuerySchema,
   type Scope,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { createNonceCodec } from '@signal/core/nonce';
 import { tokenExpired } from '@signal/core/token';
 import { parseWallet } from '@signal/core/wallet';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { ZodType } from 'zod';
-import * as examples from '../procedures/examples.js';
 import { addressLimitMessage, rateLimited } from '../procedures/rate-limit.js';
 import { providerNotFound } from '../procedures/routers/providers.router.js';
 import { sessionNotFound } from '../procedures/routers/sessions.router.js';

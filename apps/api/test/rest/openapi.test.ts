@@ -18,6 +18,7 @@ import {
   parseSignInMessage,
   ReadyResponseSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { verifyWalletSignature } from '@signal/core/verify';
 import { parseWallet } from '@signal/core/wallet';
 import spectralCore from '@stoplight/spectral-core';
@@ -28,7 +29,6 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodTypeAny } from 'zod';
 import { appRouter } from '../../src/index.js';
-import * as examples from '../../src/procedures/examples.js';
 import type { Meta } from '../../src/procedures/trpc.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
 

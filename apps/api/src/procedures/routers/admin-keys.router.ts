@@ -12,8 +12,8 @@ import {
   ServiceKeyIdParamsSchema,
   ServiceKeyPageSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { insertServiceKey, listServiceKeys, revokeServiceKey } from '@signal/db';
-import * as examples from '../examples.js';
 import { scopedProcedure } from '../service-auth.js';
 import { generateServiceKey } from '../service-credential.js';
 import { router } from '../trpc.js';

@@ -7,11 +7,11 @@ import {
   TokenResponseSchema,
   VerifyBodySchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import type { NonceRecord } from '@signal/core/nonce';
 import { parseWallet } from '@signal/core/wallet';
 import { admitNewUser, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
 import { requestAddress } from '../../wire/client-address.js';
-import * as examples from '../examples.js';
 import { NEW_USER_WINDOW_MS, newUserBudgets, newUserRefused, rateLimitedProcedure } from '../rate-limit.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED, signInFields, signInMessage } from '../sign-in.js';
 import { authedProcedure, authenticate, router } from '../trpc.js';

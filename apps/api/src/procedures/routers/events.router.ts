@@ -3,9 +3,9 @@
  * to a consumer that always passes the last `nextCursor` (docs/events.md).
  */
 import { EventFeedQuerySchema, EventPageSchema, EventStreamInputSchema } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { readFeed, sequenceEvents } from '@signal/db';
 import { openEventStream } from '../event-stream.js';
-import * as examples from '../examples.js';
 import { openFeedCursor, sealFeedCursor } from '../feed-cursor.js';
 import { scopedProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';

@@ -3,8 +3,8 @@
  * with an opaque cursor (CONTRACT.md, "Followers of a provider, for fan-out").
  */
 import { DomainError, FollowerPageSchema, FollowersQuerySchema } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { type FollowerSlice, listFollowers, listFollowersForKey } from '@signal/db';
-import * as examples from '../examples.js';
 import { resolvePaging } from '../paging.js';
 import { scopedReadProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';

@@ -1,7 +1,7 @@
 import { CursorPageQuerySchema, FollowedProviderPageSchema, UserSchema } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
-import * as examples from '../examples.js';
 import { resolvePaging } from '../paging.js';
 import { authedProcedure, router, walletNotFound } from '../trpc.js';
 

@@ -17,6 +17,7 @@ import {
   ProviderStatsSchema,
   ProviderWriteSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import type { Database } from '@signal/db';
 import {
   appendEvents,
@@ -29,7 +30,6 @@ import {
 } from '@signal/db';
 import type { Kysely, Transaction } from 'kysely';
 import { providerPerformanceCache } from '../cache-policy.js';
-import * as examples from '../examples.js';
 import { readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { scopedProcedure } from '../service-auth.js';

@@ -8,6 +8,7 @@ import {
   ProviderStatsSchema,
   UnfollowResultSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import {
   type FollowOutcome,
   findProvider,
@@ -17,7 +18,6 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import { providerDetailCache, providerListCache, providerStatsCache } from '../cache-policy.js';
-import * as examples from '../examples.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';

@@ -5,8 +5,8 @@ import {
   SessionListQuerySchema,
   SessionPageSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { listSessions, revokeSession } from '@signal/db';
-import * as examples from '../examples.js';
 import { resolvePaging } from '../paging.js';
 import { authedProcedure, router } from '../trpc.js';
 

@@ -10,10 +10,10 @@ import {
   UnlinkedWalletSchema,
   WalletParamsSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/examples';
 import { parseWallet } from '@signal/core/wallet';
 import { linkWallet, listWallets, unlinkWallet } from '@signal/db';
 import { z } from 'zod';
-import * as examples from '../examples.js';
 import { rateLimitedProcedure } from '../rate-limit.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED } from '../sign-in.js';
 import { authedProcedure, requireUser, router, walletNotFound } from '../trpc.js';

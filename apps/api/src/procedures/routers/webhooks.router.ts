@@ -18,6 +18,7 @@ import {
   WebhookListSchema,
   WebhookPatchInputSchema,
 } from '@signal/core';
+import * as examples from '@signal/core/webhook-examples';
 import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
@@ -31,7 +32,6 @@ import type { Context } from '../context.js';
 import { resolvePaging } from '../paging.js';
 import { scopedProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';
-import * as examples from '../webhook-examples.js';
 import { createHostResolver, resolveWebhookTarget, WebhookTargetError } from '../webhook-ssrf.js';
 
 const manageProcedure = scopedProcedure('webhooks:manage');

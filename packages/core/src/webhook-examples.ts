@@ -1,11 +1,5 @@
 /** OpenAPI examples of the webhook routes (made-up ids and secret, in the real formats). */
-import type {
-  CreatedWebhookEndpoint,
-  CreateWebhookBody,
-  DeliveryPage,
-  WebhookEndpoint,
-  WebhookList,
-} from '@signal/core';
+import type { CreatedWebhookEndpoint, CreateWebhookBody, DeliveryPage, WebhookEndpoint, WebhookList } from './index.js';
 
 export const createWebhookRequest = {
   url: 'https://hooks.example.com/signal',

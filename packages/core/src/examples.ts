@@ -35,7 +35,7 @@ import type {
   UnfollowResult,
   User,
   VerifyBody,
-} from '@signal/core';
+} from './index.js';
 
 const wallet = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const nonce = '05wPgEYmAO1CGzihbjcVZ6YiP9GmwmweYgrHc07iPyV5mCa7A0eRqufSz3';
