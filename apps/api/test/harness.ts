@@ -39,21 +39,24 @@ export function useApi(backend: Backend, options?: StartOptions<Logger>): TestAp
 
 /**
  * Two servers on one PostgreSQL database and one DATA_DIR (so one signing key), as two replicas of
- * the service run; on PGlite, which one process owns, the same server twice.
+ * the service run, both with `env` set; on PGlite, which one process owns, the same server twice.
  */
-export async function startServerPair(backend: Backend = 'postgres'): Promise<{
+export async function startServerPair(
+  backend: Backend = 'postgres',
+  env?: Record<string, string>,
+): Promise<{
   a: TestApi;
   b: TestApi;
   stop(): Promise<void>;
 }> {
   if (backend === 'pglite') {
-    const only = await startApi('pglite');
+    const only = await startApi('pglite', { env });
     return { a: only, b: only, stop: () => only.stop() };
   }
   const scratch = await createScratchDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-api-pair-'));
-  const a = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
-  const b = await startApi('postgres', { databaseUrl: scratch.url, dataDir });
+  const a = await startApi('postgres', { databaseUrl: scratch.url, dataDir, env });
+  const b = await startApi('postgres', { databaseUrl: scratch.url, dataDir, env });
   return {
     a,
     b,
@@ -67,8 +70,8 @@ export async function startServerPair(backend: Backend = 'postgres'): Promise<{
 }
 
 /** The block's server pair (startServerPair): `const { a, b } = useServerPair();`. */
-export function useServerPair(backend: Backend = 'postgres'): { a: TestApi; b: TestApi } {
-  return startedPartsForTests(() => startServerPair(backend), ['a', 'b']);
+export function useServerPair(backend: Backend = 'postgres', env?: Record<string, string>): { a: TestApi; b: TestApi } {
+  return startedPartsForTests(() => startServerPair(backend, env), ['a', 'b']);
 }
 
 /**

@@ -6,19 +6,18 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { scratchDatabaseForTests } from '@signal/test-support/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/ops/logger.js';
 import {
   call,
   evmWallet,
   expectError,
   signIn,
-  startApi,
   type TestApi,
   trpcClient,
   trpcFailure,
   useApi,
+  useServerPair,
 } from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -334,18 +333,7 @@ describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) =
 });
 
 describe('service keys across two servers sharing one PostgreSQL database', () => {
-  const scratch = scratchDatabaseForTests();
-  let a: TestApi;
-  let b: TestApi;
-
-  beforeAll(async () => {
-    a = await startApi('postgres', { databaseUrl: scratch.url, env: { ADMIN_KEY } });
-    b = await startApi('postgres', { databaseUrl: scratch.url, env: { ADMIN_KEY } });
-  });
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-  });
+  const { a, b } = useServerPair('postgres', { ADMIN_KEY });
 
   it('a key revoked on one server is refused by the other at its next request', async () => {
     const key = await createKey(a, ADMIN_KEY, { name: 'shared', scopes: ['keys:manage'] });

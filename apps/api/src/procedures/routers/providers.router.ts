@@ -1,15 +1,19 @@
 import {
   DomainError,
+  type FollowResult,
   FollowResultSchema,
   ProviderIdParamsSchema,
   ProviderListQuerySchema,
   ProviderPageSchema,
   ProviderSchema,
   ProviderStatsSchema,
+  type UnfollowResult,
   UnfollowResultSchema,
 } from '@signal/core';
 import * as examples from '@signal/core/examples';
+import type { TokenClaims } from '@signal/core/token';
 import {
+  type Database,
   type FollowOutcome,
   findProvider,
   findProviderStats,
@@ -17,7 +21,9 @@ import {
   listProviders,
   unfollowProvider,
 } from '@signal/db';
+import type { Kysely } from 'kysely';
 import { providerDetailCache, providerListCache, providerStatsCache } from '../cache-policy.js';
+import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
@@ -25,7 +31,44 @@ import { router, walletNotFound } from '../trpc.js';
 
 export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
 
-function followResult<Result>(outcome: FollowOutcome<Result>, providerId: number): Result {
+/**
+ * `/providers/{id}/follow`, POST to follow and DELETE to unfollow: one route in two directions,
+ * so both keep the same parameters, errors, rate limit and example request; only the words, the
+ * answer and the change made differ.
+ */
+function followRoute(direction: {
+  method: 'POST' | 'DELETE';
+  summary: string;
+  description: string;
+  example: FollowResult | UnfollowResult;
+}) {
+  return followLimitedProcedure
+    .meta({
+      openapi: {
+        method: direction.method,
+        path: '/providers/{id}/follow',
+        tags: ['providers'],
+        summary: direction.summary,
+        description: direction.description,
+        protect: true,
+        example: { request: { id: direction.example.providerId }, response: direction.example },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(ProviderIdParamsSchema);
+}
+
+/** Makes a follow change for the signed-in user and answers its result, or the contract's 404. */
+async function changeFollow<Result>(
+  ctx: { services: Context['services']; auth: TokenClaims },
+  providerId: number,
+  change: (
+    db: Kysely<Database>,
+    input: { userId: number; providerId: number; now: Date },
+  ) => Promise<FollowOutcome<Result>>,
+): Promise<Result> {
+  const { database, now } = ctx.services;
+  const outcome = await change(database.db, { userId: ctx.auth.userId, providerId, now: now() });
   if (outcome === 'provider-not-found') throw providerNotFound(providerId);
   if (outcome === 'user-not-found') throw walletNotFound();
   return outcome;
@@ -114,55 +157,25 @@ export const providersRouter = router({
       return stats;
     }),
 
-  follow: followLimitedProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/providers/{id}/follow',
-        tags: ['providers'],
-        summary: 'Follow a provider',
-        description:
-          'Makes the signed-in user follow the provider and returns its new follower count. Takes no body. ' +
-          'Idempotent: following again changes nothing and returns the same body.',
-        protect: true,
-        example: { request: { id: examples.followResult.providerId }, response: examples.followResult },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
+  follow: followRoute({
+    method: 'POST',
+    summary: 'Follow a provider',
+    description:
+      'Makes the signed-in user follow the provider and returns its new follower count. Takes no body. ' +
+      'Idempotent: following again changes nothing and returns the same body.',
+    example: examples.followResult,
+  })
     .output(FollowResultSchema)
-    .mutation(async ({ input, ctx }) =>
-      followResult(
-        await followProvider(ctx.services.database.db, {
-          userId: ctx.auth.userId,
-          providerId: input.id,
-          now: ctx.services.now(),
-        }),
-        input.id,
-      ),
-    ),
+    .mutation(({ input, ctx }) => changeFollow(ctx, input.id, followProvider)),
 
-  unfollow: followLimitedProcedure
-    .meta({
-      openapi: {
-        method: 'DELETE',
-        path: '/providers/{id}/follow',
-        tags: ['providers'],
-        summary: 'Unfollow a provider',
-        description:
-          'Makes the signed-in user stop following the provider and returns its new follower count. ' +
-          'Idempotent: unfollowing again changes nothing and returns the same body.',
-        protect: true,
-        example: { request: { id: examples.unfollowResult.providerId }, response: examples.unfollowResult },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'WALLET_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
+  unfollow: followRoute({
+    method: 'DELETE',
+    summary: 'Unfollow a provider',
+    description:
+      'Makes the signed-in user stop following the provider and returns its new follower count. ' +
+      'Idempotent: unfollowing again changes nothing and returns the same body.',
+    example: examples.unfollowResult,
+  })
     .output(UnfollowResultSchema)
-    .mutation(async ({ input, ctx }) =>
-      followResult(
-        await unfollowProvider(ctx.services.database.db, { userId: ctx.auth.userId, providerId: input.id }),
-        input.id,
-      ),
-    ),
+    .mutation(({ input, ctx }) => changeFollow(ctx, input.id, unfollowProvider)),
 });
