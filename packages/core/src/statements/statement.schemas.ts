@@ -56,6 +56,8 @@ const sizePctField = decField.refine((text) => (parseScaled(text) ?? 0n) <= HUND
 /** `expiresAt` (when set) must come after `issuedAt`. */
 function expiresAfterIssue(statement: { issuedAt: string; expiresAt: string | null }, context: z.RefinementCtx): void {
   if (statement.expiresAt === null) return;
+  // A malformed instant has its own issue already (zod runs refinements after failed checks too).
+  if (Number.isNaN(instantMs(statement.issuedAt)) || Number.isNaN(instantMs(statement.expiresAt))) return;
   if (compareInstants(statement.expiresAt, statement.issuedAt) <= 0) {
     context.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be after issuedAt' });
   }
