@@ -16,50 +16,48 @@ export const STATEMENT_MAX_BYTES = 4096;
 
 /** In a `u` regex a paired surrogate is one code point, so only a lone one is of category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
+const ANY_SURROGATE = /[\ud800-\udfff]/;
 
 /** A value `canonicalJson` can write: JSON's, with `undefined` members left out as JSON.stringify does. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
 
-function serialize(value: JsonValue, out: string[]): void {
-  if (value === null || typeof value === 'boolean') {
-    out.push(value === null ? 'null' : value ? 'true' : 'false');
-  } else if (typeof value === 'number') {
-    // I-JSON (RFC 7493), which RFC 8785 requires of its input: no NaN or infinities.
-    if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON form`);
-    out.push(JSON.stringify(value));
-  } else if (typeof value === 'string') {
-    // I-JSON again: a lone surrogate is no Unicode text, and has no UTF-8 bytes to sign.
-    if (LONE_SURROGATE.test(value)) throw new TypeError('a string holds a lone surrogate');
-    out.push(JSON.stringify(value));
-  } else if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((item, index) => {
-      if (index > 0) out.push(',');
-      serialize(item, out);
-    });
-    out.push(']');
-  } else {
-    out.push('{');
-    let first = true;
-    // The default sort compares UTF-16 code units, which is RFC 8785 §3.2.3's order.
-    for (const key of Object.keys(value).sort()) {
-      const member = value[key];
-      if (member === undefined) continue;
-      if (!first) out.push(',');
-      first = false;
-      serialize(key, out);
-      out.push(':');
-      serialize(member, out);
-    }
-    out.push('}');
+/** True when `text` holds a lone surrogate; the cheap class test first, as most text has no surrogate at all. */
+function hasLoneSurrogate(text: string): boolean {
+  return ANY_SURROGATE.test(text) && LONE_SURROGATE.test(text);
+}
+
+function serialize(value: JsonValue): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      // I-JSON (RFC 7493), which RFC 8785 requires of its input: no NaN or infinities.
+      if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON form`);
+      return JSON.stringify(value);
+    case 'string':
+      // I-JSON again: a lone surrogate is no Unicode text, and has no UTF-8 bytes to sign.
+      if (hasLoneSurrogate(value)) throw new TypeError('a string holds a lone surrogate');
+      return JSON.stringify(value);
   }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + serialize(value[i] as JsonValue);
+    return `${out}]`;
+  }
+  let out = '{';
+  // The default sort compares UTF-16 code units, which is RFC 8785 §3.2.3's order.
+  for (const key of Object.keys(value).sort()) {
+    const member = value[key];
+    if (member === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${serialize(key)}:${serialize(member)}`;
+  }
+  return `${out}}`;
 }
 
 /** The RFC 8785 canonical text of `value`; throws a TypeError for what JSON cannot carry. */
 export function canonicalJson(value: JsonValue): string {
-  const out: string[] = [];
-  serialize(value, out);
-  return out.join('');
+  return serialize(value);
 }
 
 /**
@@ -69,13 +67,18 @@ export function canonicalJson(value: JsonValue): string {
  * contract allows (see `hasOnlySafeIntegers`).
  */
 export function isCanonical(text: string): boolean {
-  if (LONE_SURROGATE.test(text)) return false;
   let parsed: JsonValue;
   try {
     parsed = JSON.parse(text) as JsonValue;
   } catch {
     return false;
   }
+  return isCanonicalParsed(text, parsed);
+}
+
+/** `isCanonical` for a caller that has parsed `text` already (`parsed` must be `JSON.parse(text)`). */
+export function isCanonicalParsed(text: string, parsed: JsonValue): boolean {
+  if (hasLoneSurrogate(text)) return false;
   try {
     return canonicalJson(parsed) === text;
   } catch {

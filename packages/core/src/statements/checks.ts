@@ -16,7 +16,7 @@ import { DomainError, type ErrorIssue } from '../errors.js';
 import { parseWallet } from '../wallet.js';
 import {
   hasOnlySafeIntegers,
-  isCanonical,
+  isCanonicalParsed,
   type JsonValue,
   STATEMENT_MAX_BYTES,
   utf8ByteLength,
@@ -94,7 +94,7 @@ export function readStatement<T extends StatementType>(body: unknown, context: S
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw invalid('Invalid statement', [{ path: at(), message: 'must be one JSON object' }]);
   }
-  if (!isCanonical(text) || !hasOnlySafeIntegers(json)) {
+  if (!isCanonicalParsed(text, json) || !hasOnlySafeIntegers(json)) {
     throw invalid('Invalid statement', [
       {
         path: at(),

@@ -22,9 +22,11 @@ export function parseScaled(text: string): bigint | null {
 
 /** True for a contract `dec`: the grammar and greater than 0. */
 export function isDec(text: string): boolean {
-  const scaled = parseScaled(text);
-  return scaled !== null && scaled > 0n;
+  // Greater than 0 is a digit other than 0 somewhere; no bigint is needed to see it.
+  return DEC_PATTERN.test(text) && NONZERO_DIGIT.test(text);
 }
+
+const NONZERO_DIGIT = /[1-9]/;
 
 /** A non-negative scaled value as the normalised decimal string (no trailing zeros or dot): `66.6`, `100`, `0`. */
 export function formatScaled(value: bigint): string {

@@ -112,7 +112,9 @@ const NOTE_MAX = 500;
 /** At most 500 characters (code points) and no control characters; "" on an update clears the note. */
 export const noteField = z
   .string()
-  .refine((text) => [...text].length <= NOTE_MAX, `must be at most ${NOTE_MAX} characters`)
+  // Code points: counted only when the UTF-16 length could exceed the bound.
+  .refine((text) => text.length <= NOTE_MAX || [...text].length <= NOTE_MAX, `must be at most ${NOTE_MAX} characters`)
+  // The control characters (category Cc): C0, DEL and C1.
   .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters (line breaks and tabs included)');
 
 export const targetsField = z.array(decField).max(10, 'must have at most 10 targets');
