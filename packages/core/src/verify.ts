@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { hashMessage, hexToBytes, keccak256 } from 'viem';
+import { decodeBase58 } from './base58.js';
 import type { ParsedWallet } from './wallet.js';
 
 /** 65 bytes (r ‖ s ‖ v) or EIP-2098's 64 (r ‖ yParityAndS), in hex. */
@@ -189,8 +190,8 @@ function withEd25519(
   check: (key: KeyObject, bytes: Uint8Array) => boolean,
 ): boolean {
   if (!BASE58.test(signature)) return false;
-  const bytes = bs58.decode(signature);
-  if (bytes.length !== 64) return false;
+  const bytes = decodeBase58(signature);
+  if (bytes === null || bytes.length !== 64) return false;
   try {
     const key = ed25519Key(address);
     return key !== null && check(key, bytes);

@@ -76,9 +76,31 @@ export function isCanonical(text: string): boolean {
   return isCanonicalParsed(text, parsed);
 }
 
-/** `isCanonical` for a caller that has parsed `text` already (`parsed` must be `JSON.parse(text)`). */
+/** True when every object's keys, in property order, are already in RFC 8785's order. */
+function keysInOrder(value: JsonValue): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every(keysInOrder);
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!keysInOrder(value[key] as JsonValue)) return false;
+  }
+  return true;
+}
+
+/**
+ * `isCanonical` for a caller that has parsed `text` already (`parsed` must be `JSON.parse(text)`).
+ *
+ * The common case is checked with the engine's own serialiser: when every object's properties
+ * already come in sorted order, `JSON.stringify` writes exactly what `canonicalJson` would, except
+ * that it escapes a lone surrogate where RFC 8785 refuses it, so a text with a `\ud…` escape
+ * takes the full path. Anything else (unsorted keys, or integer-like keys, which the engine
+ * orders numerically) is judged by `canonicalJson` itself.
+ */
 export function isCanonicalParsed(text: string, parsed: JsonValue): boolean {
   if (hasLoneSurrogate(text)) return false;
+  if (!text.includes('\\ud') && keysInOrder(parsed)) return JSON.stringify(parsed) === text;
   try {
     return canonicalJson(parsed) === text;
   } catch {

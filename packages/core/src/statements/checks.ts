@@ -10,7 +10,6 @@
  * `provider` and `issuedAt` (a retry after a minute still gets its first answer);
  * `checkStatementRequest` runs them all for a caller that has no retry to look up.
  */
-import bs58 from 'bs58';
 import type { z } from 'zod';
 import { DomainError, type ErrorIssue } from '../errors.js';
 import { parseWallet } from '../wallet.js';
@@ -22,7 +21,13 @@ import {
   utf8ByteLength,
 } from './canonical-json.js';
 import { ED25519_KEY_PREFIX, instantMs, parseEd25519Key } from './fields.js';
-import { STATEMENT_SCHEMAS, StatementBodySchema, type StatementOf, type StatementType } from './statement.schemas.js';
+import {
+  STATEMENT_CHECKS,
+  type StatementBody,
+  StatementBodySchema,
+  type StatementOf,
+  type StatementType,
+} from './statement.schemas.js';
 
 export interface StatementContext<T extends StatementType> {
   /** The log's origin (`LOG_ORIGIN`): the statement's `log` must be it. */
@@ -44,12 +49,15 @@ export interface ReadStatement<T extends StatementType = StatementType> {
 }
 
 /** Who signed, in canonical form: an EVM wallet (EIP-55), a Solana wallet, or a delegated key. */
-export type StatementSigner =
-  | { kind: 'evm'; id: string }
-  | { kind: 'solana'; id: string }
-  | { kind: 'ed25519'; id: string; publicKey: Uint8Array };
+export interface StatementSigner {
+  readonly kind: 'evm' | 'solana' | 'ed25519';
+  /** The canonical spelling: what the log, the rows and the timeline name. */
+  readonly id: string;
+}
 
 export type SignerKind = StatementSigner['kind'];
+
+const UNKNOWN_FIELD = 'is not a field of this statement';
 
 function invalid(message: string, issues: ErrorIssue[]): DomainError {
   const summary = issues
@@ -64,10 +72,23 @@ function issuesUnder(root: (string | number)[], error: z.ZodError): ErrorIssue[]
   return error.issues.flatMap((issue): ErrorIssue[] => {
     const path = [...root, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: [...path, key], message: 'is not a field of this statement' }));
+      return issue.keys.map((key) => ({ path: [...path, key], message: UNKNOWN_FIELD }));
     }
     return [{ path, message: issue.message }];
   });
+}
+
+/** The body's three strings; zod is asked only to word what is wrong (it costs a microsecond a request). */
+function readBody(body: unknown): StatementBody {
+  if (typeof body === 'object' && body !== null) {
+    const { statement, signer, signature } = body as Record<string, unknown>;
+    if (typeof statement === 'string' && typeof signer === 'string' && typeof signature === 'string') {
+      return { statement, signer, signature };
+    }
+  }
+  const parsedBody = StatementBodySchema.safeParse(body);
+  if (!parsedBody.success) throw invalid('Invalid request', issuesUnder([], parsedBody.error));
+  return parsedBody.data;
 }
 
 /**
@@ -75,9 +96,7 @@ function issuesUnder(root: (string | number)[], error: z.ZodError): ErrorIssue[]
  * failure as VALIDATION_ERROR.
  */
 export function readStatement<T extends StatementType>(body: unknown, context: StatementContext<T>): ReadStatement<T> {
-  const parsedBody = StatementBodySchema.safeParse(body);
-  if (!parsedBody.success) throw invalid('Invalid request', issuesUnder([], parsedBody.error));
-  const { statement: text, signer, signature } = parsedBody.data;
+  const { statement: text, signer, signature } = readBody(body);
   const at = (...path: (string | number)[]) => ['statement', ...path];
 
   if (utf8ByteLength(text) > STATEMENT_MAX_BYTES) {
@@ -109,8 +128,15 @@ export function readStatement<T extends StatementType>(body: unknown, context: S
       { path: at('type'), message: `must be ${context.types.map((t) => JSON.stringify(t)).join(' or ')} here` },
     ]);
   }
-  const parsed = STATEMENT_SCHEMAS[type as T].safeParse(json);
-  if (!parsed.success) throw invalid('Invalid statement', issuesUnder(at(), parsed.error));
+  const { fields, schema } = STATEMENT_CHECKS[type as T];
+  const unknown: ErrorIssue[] = [];
+  for (const key in json) {
+    if (!fields.has(key)) unknown.push({ path: at(key), message: UNKNOWN_FIELD });
+  }
+  const parsed = schema.safeParse(json);
+  if (unknown.length > 0 || !parsed.success) {
+    throw invalid('Invalid statement', [...unknown, ...(parsed.success ? [] : issuesUnder(at(), parsed.error))]);
+  }
   const statement = parsed.data as StatementOf<T>;
 
   if (statement.log !== context.origin) {
@@ -141,18 +167,30 @@ export function checkIssuedAt(statement: { issuedAt: string }, nowMs: number, ma
   }
 }
 
-/** The body's `signer` in canonical form, or INVALID_WALLET. */
-export function parseStatementSigner(signer: string): StatementSigner {
+// Parsing a signer costs a checksum (EVM) or a base58 decoding (the others), and a publisher
+// signs many statements: the parsed forms are kept, bounded like the verifier's key cache.
+const SIGNER_CACHE_SIZE = 10_000;
+const parsedSigners = new Map<string, StatementSigner>();
+
+function parseSignerUncached(signer: string): StatementSigner {
   if (signer.startsWith(ED25519_KEY_PREFIX)) {
-    const publicKey = parseEd25519Key(signer);
-    // Re-encoding gives the one spelling of the key (base58 has no other for the same bytes).
-    if (publicKey && `${ED25519_KEY_PREFIX}${bs58.encode(publicKey)}` === signer) {
-      return { kind: 'ed25519', id: signer, publicKey };
-    }
+    // base58 spells given bytes one way only (leading zero bytes are leading "1"s), so a key that
+    // decodes is in canonical form.
+    if (parseEd25519Key(signer)) return { kind: 'ed25519', id: signer };
     throw new DomainError('INVALID_WALLET', 'a delegated key signer must be "ed25519:" and the base58 of 32 bytes');
   }
   const wallet = parseWallet(signer);
   return { kind: wallet.chain, id: wallet.wallet };
+}
+
+/** The body's `signer` in canonical form, or INVALID_WALLET. */
+export function parseStatementSigner(signer: string): StatementSigner {
+  const known = parsedSigners.get(signer);
+  if (known) return known;
+  const parsed = Object.freeze(parseSignerUncached(signer));
+  if (parsedSigners.size >= SIGNER_CACHE_SIZE) parsedSigners.delete(parsedSigners.keys().next().value as string);
+  parsedSigners.set(signer, parsed);
+  return parsed;
 }
 
 export interface StatementRequestContext<T extends StatementType> extends StatementContext<T> {

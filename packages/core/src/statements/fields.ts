@@ -17,30 +17,46 @@ interface Instant {
   fraction: string;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** 400 Gregorian years are exactly 146,097 days: Date.UTC reads years 0..99 as 1900..1999, so those are shifted. */
+const FOUR_CENTURIES_MS = 146_097 * 86_400_000;
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number);
+}
+
+// A statement's instants are read several times over (the schema, "after issuedAt", the clock
+// skew): the last few readings are kept.
+const INSTANT_CACHE_SIZE = 64;
+const readInstants = new Map<string, Instant | null>();
+
 function parseInstant(text: string): Instant | null {
+  const known = readInstants.get(text);
+  if (known !== undefined) return known;
+  const instant = readInstant(text);
+  if (readInstants.size >= INSTANT_CACHE_SIZE) readInstants.clear();
+  readInstants.set(text, instant);
+  return instant;
+}
+
+// Checked by arithmetic rather than by a Date's round trip: statement checks run per request,
+// and this is several times faster.
+function readInstant(text: string): Instant | null {
   const match = INSTANT.exec(text);
   if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const seconds = Date.UTC(year, month - 1, day, hour, minute, second);
-  const back = new Date(seconds);
-  // Date.UTC rolls 2026-02-30 over into March: a date that does not round-trip does not exist.
-  if (
-    back.getUTCFullYear() !== year ||
-    back.getUTCMonth() !== month - 1 ||
-    back.getUTCDate() !== day ||
-    back.getUTCHours() !== hour ||
-    back.getUTCMinutes() !== minute ||
-    back.getUTCSeconds() !== second
-  ) {
-    return null;
-  }
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  const hour = Number(match[4]);
+  const minute = Number(match[5]);
+  const second = Number(match[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const seconds =
+    year < 100
+      ? Date.UTC(year + 400, month - 1, day, hour, minute, second) - FOUR_CENTURIES_MS
+      : Date.UTC(year, month - 1, day, hour, minute, second);
   return { seconds, fraction: match[7] ?? '' };
 }
 
@@ -53,9 +69,16 @@ export function instantMs(text: string): number {
 
 /** Compares two instants exactly, whatever their fractions' lengths: -1, 0 or 1. */
 export function compareInstants(a: string, b: string): -1 | 0 | 1 {
+  const order = compareInstantsOrNull(a, b);
+  if (order === null) throw new RangeError('not an instant');
+  return order;
+}
+
+/** `compareInstants`, or null when either is no instant. */
+export function compareInstantsOrNull(a: string, b: string): -1 | 0 | 1 | null {
   const left = parseInstant(a);
   const right = parseInstant(b);
-  if (!left || !right) throw new RangeError('not an instant');
+  if (!left || !right) return null;
   if (left.seconds !== right.seconds) return left.seconds < right.seconds ? -1 : 1;
   const width = Math.max(left.fraction.length, right.fraction.length);
   const l = left.fraction.padEnd(width, '0');

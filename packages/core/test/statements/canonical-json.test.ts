@@ -84,6 +84,34 @@ describe('isCanonical', () => {
     );
   });
 
+  it('judges any JSON text as the reference does: canonical exactly when canonicalize gives it back', () => {
+    // JSON.stringify keeps the engine's property order (often unsorted, integer-like keys first),
+    // and escapes lone surrogates, which RFC 8785 refuses.
+    const spelled = fc.oneof(
+      json.map((value) => JSON.stringify(value)),
+      json.map((value) => JSON.stringify(value, null, 1)),
+      fc.constantFrom(
+        '{"10":1,"9":2}',
+        '{"9":2,"10":1}',
+        '{"a":"\\ud800"}',
+        '["\\\\ud800"]',
+        '{"b":{"d":1,"c":2},"a":1}',
+      ),
+    );
+    fc.assert(
+      fc.property(spelled, (text) => {
+        let reference: boolean;
+        try {
+          reference = canonicalize(JSON.parse(text)) === text;
+        } catch {
+          reference = false;
+        }
+        expect(isCanonical(text), text).toBe(reference);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('refuses the spellings the contract names', () => {
     expect(isCanonical('{"a":1,"b":2}')).toBe(true);
     expect(isCanonical('{"a":1, "b":2}')).toBe(false);
