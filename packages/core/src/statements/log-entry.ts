@@ -5,7 +5,7 @@
  * followers until the reveal); a key statement is in it whole (public at once).
  */
 import { canonicalJson } from './canonical-json.js';
-import type { KeyStatementType, SignalStatementType } from './statement.schemas.js';
+import type { KeyStatementType, SignalStatement, SignalStatementType } from './statement.schemas.js';
 
 export interface SignalLogEntryFields {
   /** `statementCommitment(statement)`: hex SHA-256 of the statement's UTF-8 bytes. */
@@ -29,6 +29,11 @@ export interface KeyLogEntryFields {
 }
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
+
+/** The signal a signal statement belongs to: an open's own `id`, the `signal` of the others. */
+export function signalIdOf(statement: SignalStatement): string {
+  return statement.type === 'signal.open' ? statement.id : statement.signal;
+}
 
 /** The entry of a signal statement: `{"commitment","provider","receivedAt","signal","type","v":1}`. */
 export function signalLogEntry(fields: SignalLogEntryFields): string {

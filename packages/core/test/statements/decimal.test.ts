@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { closeFits, compareDec, DEC_PATTERN, isDec, openPct } from '../../src/statements/decimal.js';
+import { SignalCloseStatementSchema } from '../../src/statements/statement.schemas.js';
 
 interface Fraction {
   p: bigint;
@@ -131,5 +132,33 @@ describe('isDec', () => {
     ]) {
       expect(isDec(text), text).toBe(false);
     }
+  });
+});
+
+describe('closePct and sizePct in a statement', () => {
+  const close = (closePct: string) => ({
+    v: 1,
+    log: 'l',
+    type: 'signal.close',
+    provider: 1,
+    issuedAt: '2026-12-01T12:00:00Z',
+    id: 'c1',
+    salt: 'A'.repeat(22),
+    signal: 's1',
+    closePct,
+  });
+  it('take exactly the decimals in (0, 100]', () => {
+    const hundred = fraction('100');
+    fc.assert(
+      fc.property(
+        fc.oneof(decimal(3), fc.constantFrom('100', '100.0', '100.000000000001', '99.999999999999', '0.0')),
+        (text) => {
+          const value = fraction(text);
+          const expected = value.p > 0n && minus(value, hundred).p <= 0n;
+          expect(SignalCloseStatementSchema.safeParse(close(text)).success, text).toBe(expected);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -5,8 +5,15 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
-import { keyLogEntry, signalLogEntry, statementCommitment } from '../../src/statements/index.js';
-import { text, valid } from './support.js';
+import {
+  keyLogEntry,
+  readStatement,
+  SIGNAL_STATEMENT_TYPES,
+  signalIdOf,
+  signalLogEntry,
+  statementCommitment,
+} from '../../src/statements/index.js';
+import { ORIGIN, PROVIDER, text, valid } from './support.js';
 
 const receivedAt = new Date('2026-12-01T12:00:00.123Z');
 
@@ -27,6 +34,16 @@ describe('signal statement entries', () => {
     expect(entry).toBe(canonicalize(expected));
     expect(JSON.parse(entry)).toEqual(expected);
     expect(entry).not.toContain('BTC-USD');
+  });
+
+  it("name the open's id as the signal, and an update's signal", () => {
+    const signals = SIGNAL_STATEMENT_TYPES.map((type) => {
+      const body = { statement: text(valid[type]()), signer: 'x', signature: 'y' };
+      return signalIdOf(
+        readStatement(body, { origin: ORIGIN, providerId: PROVIDER, types: SIGNAL_STATEMENT_TYPES }).statement,
+      );
+    });
+    expect(signals).toEqual(['sig_01', 'sig_01', 'sig_01', 'sig_01']);
   });
 
   it('refuse a commitment that is not a hex SHA-256', () => {
