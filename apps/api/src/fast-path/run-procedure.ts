@@ -1,5 +1,5 @@
 /**
- * The one procedure call both transports make (http/rest.ts, http/trpc.ts): a procedure run as
+ * The one procedure call both transports make (http/rest.ts, fast-path/trpc-dispatch.ts): a procedure run as
  * tRPC 11's own `callTRPCProcedure` runs it, through its middleware chain (tRPC's error
  * formatting, our middlewares, the input check, the answer check, the resolver), with the same
  * options at every level, the same merging of `next({ ctx, input })`, and a throw turned into a
