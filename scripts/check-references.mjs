@@ -7,8 +7,9 @@
  *
  * What counts as a file reference:
  *   - in Markdown (every tracked `.md` file): a link or image `[text](target)` whose target is
- *     not a URL or a bare `#anchor`, resolved relative to the Markdown file as GitHub does; a
- *     target outside the repository fails too ("leaves the repository");
+ *     not a URL, resolved relative to the Markdown file as GitHub does; a target outside the
+ *     repository fails too ("leaves the repository"), and so does a `#anchor` that no heading of
+ *     the Markdown file it names has (GitHub's anchors: lower case, punctuation dropped);
  *   - in Markdown prose (not fenced code blocks, which hold commands and output) and in the
  *     comments of source files (.ts, .tsx, .mts, .js, .mjs, .cjs) and of .ci/run: a path, in
  *     backticks or not, with at least one `/`, that ends in a known file extension or starts
@@ -145,16 +146,44 @@ function scanMarkdown(file, text, problems) {
     }
     if (fenced) return;
     for (const [, target] of raw.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
-      const path = decodeURIComponent(target.replace(/[#?].*$/, ''));
-      const resolved = path.startsWith('/') ? path.slice(1) : inRepository(posix.dirname(file), path);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const [pathPart, anchor] = target.split('#');
+      const path = decodeURIComponent(pathPart.replace(/\?.*$/, ''));
+      const resolved =
+        path === '' ? file : path.startsWith('/') ? path.slice(1) : inRepository(posix.dirname(file), path);
       if (resolved === undefined) problems.push(`${file}:${line}: links to ${target}, outside the repository`);
-      else if (!exists(resolved === '' ? '.' : resolved) && resolved !== '')
+      else if (resolved !== '' && !exists(resolved))
         problems.push(`${file}:${line}: links to ${target}, which is no file or folder of the repository`);
+      else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(decodeURIComponent(anchor)))
+        problems.push(`${file}:${line}: links to ${target}, and ${resolved} has no heading with that anchor`);
     }
     // Prose and inline code, without the links just checked (their text is the target's short name).
     if (!history) scanText(file, line, raw.replace(/\[[^\]]*\]\([^)]*\)/g, ''), problems);
   });
+}
+
+const anchorCache = new Map();
+/** The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped, spaces to `-`). */
+function anchorsOf(file) {
+  if (anchorCache.has(file)) return anchorCache.get(file);
+  const anchors = new Set();
+  const seen = new Map();
+  let fenced = false;
+  for (const raw of readFileSync(join(ROOT, file), 'utf8').split('\n')) {
+    if (/^\s*(```|~~~)/.test(raw)) fenced = !fenced;
+    const heading = !fenced && raw.match(/^#{1,6}\s+(.*?)\s*#*\s*$/);
+    if (!heading) continue;
+    const text = heading[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  anchorCache.set(file, anchors);
+  return anchors;
 }
 
 /** The comments of a JavaScript or TypeScript source, each with the line it starts on. */
