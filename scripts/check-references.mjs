@@ -14,6 +14,7 @@
  *     comments of source files (.ts, .tsx, .mts, .js, .mjs, .cjs) and of .ci/run: a path, in
  *     backticks or not, with at least one `/`, that ends in a known file extension or starts
  *     with one of the house's folders (`apps/`, `packages/`, `docs/`, `http/`, `procedures/`…).
+ *     In Markdown, a bare file name in backticks (`harness.ts`) must be the name of some file.
  *     Package specifiers (`@signal/core/nonce`), URLs, absolute paths, routes (`/auth/nonce`),
  *     globs and placeholders (`*`, `<name>`, `{id}`, `…`) are not references.
  * A path is resolved as the house writes them: relative to the file that names it, to the
@@ -71,6 +72,8 @@ const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '-
 const files = new Set(listed);
 const folders = new Set();
 for (const path of listed) for (let dir = posix.dirname(path); dir !== '.'; dir = posix.dirname(dir)) folders.add(dir);
+const basenames = new Set(listed.map((path) => posix.basename(path)));
+const BARE_NAME = /`([A-Za-z][\w.-]*\.(?:ts|tsx|mts|mjs|cjs|md))`/g;
 const packageRoots = [...folders].filter((dir) => files.has(`${dir}/package.json`));
 
 const exists = (path) => {
@@ -158,7 +161,13 @@ function scanMarkdown(file, text, problems) {
         problems.push(`${file}:${line}: links to ${target}, and ${resolved} has no heading with that anchor`);
     }
     // Prose and inline code, without the links just checked (their text is the target's short name).
-    if (!history) scanText(file, line, raw.replace(/\[[^\]]*\]\([^)]*\)/g, ''), problems);
+    if (history) return;
+    const prose = raw.replace(/\[[^\]]*\]\([^)]*\)/g, '');
+    scanText(file, line, prose, problems);
+    // A bare file name in backticks (`harness.ts`) names a file somewhere in the repository.
+    for (const [, name] of prose.matchAll(BARE_NAME))
+      if (!basenames.has(name))
+        problems.push(`${file}:${line}: names ${name}, and no file of the repository has that name`);
   });
 }
 
