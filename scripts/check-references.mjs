@@ -18,11 +18,11 @@
  *     Package specifiers (`@signal/core/nonce`), URLs, absolute paths, routes (`/auth/nonce`),
  *     globs and placeholders (`*`, `<name>`, `{id}`, `…`) are not references.
  * A path is resolved as the house writes them: relative to the file that names it, to the
- * repository's root, to the package the file is in (its root, `src/` and `test/`), and, from a
- * file outside any package (README, docs/, scripts/), to every package's root, `src/` and
- * `test/` (docs/ writes `http/caching.ts` for apps/api/src/http/caching.ts). A path under `dist/`
- * names the build of its `src/` file (apps/api/dist/main.js is apps/api/src/main.ts). It exists if a tracked (or new, not ignored) file or folder
- * of the repository has that path. Dated lab notes (`LAB-NOTES.md`) are history: they name the
+ * repository's root, to the package a source file is in (its root, `src/` and `test/`), and,
+ * from Markdown or a file outside any package, to every package's root, `src/` and `test/`
+ * (docs/ writes `http/caching.ts` for apps/api/src/http/caching.ts). A path under `dist/`
+ * names the build of its `src/` file (apps/api/dist/main.js is apps/api/src/main.ts). It exists
+ * if a tracked (or new, not ignored) file or folder of the repository has that path. Dated lab notes (`LAB-NOTES.md`) are history: they name the
  * files of their day, so only their links are checked.
  * Run by CI's lint step: `pnpm check:references`.
  */
@@ -98,7 +98,8 @@ const packageOf = (file) =>
 
 function basesFor(file) {
   const own = packageOf(file);
-  const roots = own ? [own] : packageRoots;
+  // Prose speaks of the whole repository (BENCH.md names the API's `http/rest.ts`); a comment, of its package.
+  const roots = own && !file.endsWith('.md') ? [own] : packageRoots;
   return [posix.dirname(file), '.', ...roots.flatMap((dir) => [dir, `${dir}/src`, `${dir}/test`])];
 }
 
