@@ -23,7 +23,8 @@
  * (docs/ writes `http/caching.ts` for apps/api/src/http/caching.ts). A path under `dist/`
  * names the build of its `src/` file (apps/api/dist/main.js is apps/api/src/main.ts). It exists
  * if a tracked (or new, not ignored) file or folder of the repository has that path. Dated lab notes (`LAB-NOTES.md`) are history: they name the
- * files of their day, so only their links are checked.
+ * files of their day, so only their links are checked; so are migrations, never edited once
+ * shipped, whose comments are not read.
  * Run by CI's lint step: `pnpm check:references`.
  */
 import { execFileSync } from 'node:child_process';
@@ -62,6 +63,8 @@ const FOLDERS = [
 /** Paths that name what the service or the build writes, never a file of the repository. */
 const GENERATED = /(^|\/)(\.data|node_modules|coverage|artifacts|\.turbo)\//;
 const SOURCE = /\.(ts|tsx|mts|js|mjs|cjs)$/;
+/** Migrations are never edited once shipped (one change each), so their comments stay as written. */
+const MIGRATION = /(^|\/)migrations\//;
 
 const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
   cwd: ROOT,
@@ -261,7 +264,7 @@ let scanned = 0;
 for (const file of listed) {
   const text = () => readFileSync(join(ROOT, file), 'utf8');
   if (file.endsWith('.md')) scanMarkdown(file, text(), problems);
-  else if (SOURCE.test(file) && !file.endsWith('.d.ts'))
+  else if (SOURCE.test(file) && !file.endsWith('.d.ts') && !MIGRATION.test(file))
     for (const comment of commentsOf(text())) {
       comment.text.split('\n').forEach((part, offset) => {
         scanText(file, comment.line + offset, part, problems);
