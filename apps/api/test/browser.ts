@@ -45,7 +45,7 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(viewport = { width: 1280, height: 900 }): Promise<Browser> {
+export async function launchChromium(viewport = { width: 1280, height: 900 }, args: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install the chromium package`);
   await mkdir(ARTIFACTS, { recursive: true });
   const userDataDir = await mkdtemp(join(tmpdir(), 'signal-chromium-'));
@@ -53,7 +53,7 @@ export async function launchChromium(viewport = { width: 1280, height: 900 }): P
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...args],
       viewport,
     });
     const page = context.pages()[0] ?? (await context.newPage());
@@ -102,6 +102,8 @@ export interface WebApp {
 export interface WebAppOptions {
   env?: Record<string, string>;
   viewport?: { width: number; height: number };
+  /** More Chromium switches (e.g. `--ignore-certificate-errors` for a test's own https server). */
+  chromiumArgs?: string[];
   /** Console errors the tests expect (see watchProblems). */
   expected?: RegExp;
   /** Runs once the page exists, before its problems are watched (inject wallets, move the clock). */
@@ -119,7 +121,7 @@ export function useWebApp(backend: Backend, options: WebAppOptions = {}): WebApp
       throw new Error(`no web build in ${WEB_DIST_DIR}: run pnpm build (turbo builds it before these tests)`);
     }
     app.api = await startApi(backend, { env: options.env });
-    app.browser = await launchChromium(options.viewport);
+    app.browser = await launchChromium(options.viewport, options.chromiumArgs);
     app.page = app.browser.page;
     await options.prepare?.(app);
     app.problems = watchProblems(app.page, options.expected);

@@ -94,12 +94,32 @@ export const ProviderArchivedSchema = z.object({
 });
 export type ProviderArchived = z.infer<typeof ProviderArchivedSchema>;
 
+/**
+ * The bounds of a published NAV (CONTRACT.md, Version 4, "Changes to earlier versions"): every
+ * figure and chart point is a ratio of two NAVs times 100, so within [1e-9, 1e15] the largest is
+ * 1e26 and the smallest non-zero 1e-22, finite doubles; unbounded, 1e-300 and 1e300 made a ratio
+ * of Infinity, which JSON cannot carry, and the chart answered 500 to every reader.
+ */
+export const MIN_NAV = 1e-9;
+export const MAX_NAV = 1e15;
+/**
+ * The first day a point may have: before it, years 0..99 are read by Date.UTC as 1900..1999 and
+ * PostgreSQL has no year 0, so `0000-01-01` could not be stored (a 500); no fund is that old.
+ */
+export const FIRST_NAV_DATE = '1900-01-01';
+
 export const NavPointSchema = z.strictObject({
-  date: isoDate.describe('The day, YYYY-MM-DD (UTC); not in the future'),
+  date: isoDate
+    .refine((date) => date >= FIRST_NAV_DATE, `must be ${FIRST_NAV_DATE} or later`)
+    .describe(`The day, YYYY-MM-DD (UTC); from ${FIRST_NAV_DATE}, not in the future`),
   nav: z
     .number()
-    .positive('must be greater than 0')
-    .describe('Net asset value per unit at the end of that day, deposits and withdrawals taken out; > 0'),
+    .min(MIN_NAV, `must be at least ${MIN_NAV}`)
+    .max(MAX_NAV, `must be at most ${MAX_NAV}`)
+    .describe(
+      `Net asset value per unit at the end of that day, deposits and withdrawals taken out; a finite number in ` +
+        `[${MIN_NAV}, ${MAX_NAV}]`,
+    ),
 });
 
 export const PublishedSignalsSchema = z

@@ -20,6 +20,7 @@ export * from './new-user-limit.queries.js';
 export * from './paging.js';
 export * from './performance.queries.js';
 export * from './provider.queries.js';
+export { nameIndexCanNarrow } from './provider-list.parts.js';
 export { listProviders } from './provider-list.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';

@@ -83,6 +83,21 @@ function searchConditions(q: string): { names: ListFilter[]; values: string[] } 
   };
 }
 
+/** A run of three word characters (letters and digits, as pg_trgm's words are made of). */
+const INNER_TRIGRAM = /[\p{L}\p{N}]{3}/u;
+
+/**
+ * Whether the trigram index can narrow a search for `q` (`name ILIKE '%q%'`): pg_trgm finds the
+ * names from the pattern's trigrams, and only a word of three letters or digits has one of its
+ * own. Without one (`#`, spaces, an emoji, one or two characters, words of two) the pattern has
+ * at most edge trigrams (`"  a"`, `"ab "`), the commonest of all, or none, and the index (or the
+ * table) is read whole: ≈0.5 s at 200k providers. Such searches are the ones the per-address
+ * database-time budget gates (apps/api procedures/search-budget.ts).
+ */
+export function nameIndexCanNarrow(q: string): boolean {
+  return INNER_TRIGRAM.test(q);
+}
+
 /**
  * The complement of each range filter among public providers: the rows that fail it (below or
  * above its bound, or without the figure). A broad filter's complement is narrow, so its exact

@@ -147,6 +147,11 @@ export async function seedDemoCatalogue(
      * and a search such as `labs 1234` matches about 55 of 1M (the bench's search row).
      */
     distinctNames?: boolean;
+    /**
+     * Mean follows per provider (default: 40, fewer on a large catalogue). Follows are most of a
+     * large seed's time; a test that needs only a large catalogue to search passes 0.
+     */
+    meanFollows?: number;
   },
 ): Promise<SeedResult | null> {
   const n = options.providers;
@@ -154,7 +159,7 @@ export async function seedDemoCatalogue(
   const now = options.now ?? new Date();
   const users = Math.min(5_000, Math.max(200, n * 5));
   // Mean follows per provider: lively for a small demo, bounded for a benchmark catalogue.
-  const mean = Math.min(40, 1_500_000 / n);
+  const mean = options.meanFollows ?? Math.min(40, 1_500_000 / n);
 
   const result = await db.transaction().execute(async (trx): Promise<SeedResult | null> => {
     // First, so that a role's statement_timeout bounds neither the wait for another server's

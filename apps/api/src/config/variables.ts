@@ -339,6 +339,13 @@ export const VARIABLES = [
     doc: 'catalogue reads (`/providers`, `/providers/{id}`, `…/stats`, REST and tRPC) per client address, counted in each server process; `0` turns it off',
   },
   {
+    env: 'SEARCH_DB_MS_PER_SECOND',
+    key: 'searchDbMsPerSecond',
+    group: 'rate-limits',
+    ...defaulted(integer(0, 1_000_000), '100'),
+    doc: "milliseconds of database time a second that one client address may spend on uncached name searches the trigram index cannot narrow (`q=#`, one or two characters, …): 100 is a tenth of a core; bursts up to ten seconds' worth, one such search at a time; counted in each server process; `0` turns it off (see [Security](security.md#searches-the-index-cannot-narrow))",
+  },
+  {
     env: 'NEW_USER_RATE_LIMIT_PER_HOUR',
     key: 'newUserRateLimitPerHour',
     group: 'rate-limits',

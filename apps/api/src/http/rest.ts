@@ -26,6 +26,11 @@ interface RestRoute {
   type: 'query' | 'mutation';
   /** False for a void input: the procedure gets `undefined` whatever the request carries. */
   takesInput: boolean;
+  /**
+   * True when the input has fields beyond the path's parameters: the route takes a body (for a
+   * POST, PUT or PATCH), and a body that is not a JSON object is refused rather than ignored.
+   */
+  takesBody: boolean;
   /** The status of a success: 200, or the meta's `successStatus` (201 for a POST that creates). */
   successStatus: number;
   /** The largest body it takes (bodyLimitOf). */
@@ -76,6 +81,18 @@ function isVoidInput(schema: unknown): boolean {
   }
 }
 
+/**
+ * True unless the input is an object whose every field is one of `names` (the path's
+ * parameters): follow and unfollow take their input from the path alone, so they take no body.
+ * An input that is not a plain object schema counts as taking one.
+ */
+function hasFieldsBeyond(schema: unknown, names: string[]): boolean {
+  const def = (schema as { _zod?: { def?: { type?: string; shape?: Record<string, unknown> } } } | undefined)?._zod
+    ?.def;
+  if (def?.type !== 'object' || !def.shape) return true;
+  return Object.keys(def.shape).some((key) => !names.includes(key));
+}
+
 export interface RestRouter {
   /** The route for a method and pathname, with its path parameters; undefined when none. */
   match(method: string, pathname: string): Match | undefined;
@@ -91,12 +108,14 @@ export function restRouter(router: AnyRouter): RestRouter {
     const openapi = procedure._def.meta?.openapi;
     if (!openapi || openapi.enabled === false) continue;
     const path = normalisePath(openapi.path);
+    const input = procedure._def.inputs[0];
     const route: RestRoute = {
       method: openapi.method,
       path,
       procedure: name,
       type: procedure._def.type === 'mutation' ? 'mutation' : 'query',
-      takesInput: !isVoidInput(procedure._def.inputs[0]),
+      takesInput: !isVoidInput(input),
+      takesBody: hasFieldsBeyond(input, pathPattern(path).names),
       successStatus: (openapi as { successStatus?: number }).successStatus ?? 200,
       maxBodyBytes: bodyLimitOf(procedure),
     };
@@ -150,14 +169,15 @@ export function restInput(match: Match, body: unknown, target: Pick<URL, 'search
     for (const [key, value] of target.searchParams) if (!(key in input)) input[key] = value;
     return Object.assign(input, match.params);
   }
-  // JSON null is no body, as an empty one is.
-  if (body === undefined || body === null) return fields(match.params);
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    // Not an object: it has no fields to give. A route with path parameters takes its input from
-    // the path (follow, unfollow), so the body is ignored there as an empty one is; elsewhere
-    // it goes to the schema as it is, which refuses it with an issue ("Expected object,
-    // received array"), after the rate limit has counted the attempt.
-    return Object.keys(match.params).length > 0 ? fields(match.params) : body;
+  // No body at all is an empty object: the input is the path's parameters alone.
+  if (body === undefined) return fields(match.params);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    // Not an object (`[]`, `null`, `"x"`, `1`): it has no fields to give. A route whose input is
+    // its path's parameters alone (follow, unfollow) takes no body, so it is ignored there as an
+    // empty one is; a route that takes a body gives it to the schema as it is, which refuses it
+    // with an issue ("expected object, received array"), after the rate limit has counted the
+    // attempt (CONTRACT.md, Version 3: the performance body is a JSON object).
+    return match.route.takesBody ? body : fields(match.params);
   }
   return fields(body, match.params);
 }

@@ -109,12 +109,24 @@ function parameterDefault(input: ZodType | undefined, name: string): unknown {
 function cachingResponses(success: OpenAPIV3.ResponsesObject): OpenAPIV3.ResponsesObject {
   const ok = success[200] as OpenAPIV3.ResponseObject | undefined;
   if (ok) ok.headers = { ...ok.headers, ...CACHING_HEADERS };
-  return {
-    304: {
-      description: 'Not modified: the If-None-Match tag is still current (no body; no Authorization header only)',
-      headers: CACHING_HEADERS,
-    },
-  };
+  return { 304: { description: NOT_MODIFIED, headers: CACHING_HEADERS } };
+}
+
+const NOT_MODIFIED = 'Not modified: the If-None-Match tag is still current (no body; no Authorization header only)';
+
+/**
+ * The meta's other statuses (`alsoAnswers`): a 200 beside a 201 carries the success's body, a
+ * 304 no body, with the caching headers.
+ */
+function alsoAnswered(statuses: Meta['alsoAnswers'], success: OpenAPIV3.ResponseObject): OpenAPIV3.ResponsesObject {
+  const responses: OpenAPIV3.ResponsesObject = {};
+  for (const { status, description } of statuses ?? []) {
+    responses[status] =
+      status === 304
+        ? { description: description ?? NOT_MODIFIED, headers: CACHING_HEADERS }
+        : { ...success, description: description ?? success.description };
+  }
+  return responses;
 }
 
 /**
@@ -198,6 +210,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       ...success,
       // The public reads that carry an ETag and a public Cache-Control: their meta says so (procedures/cache-policy.ts).
       ...(meta.cache && !meta.cache.undocumented ? cachingResponses(success) : {}),
+      ...alsoAnswered(meta.alsoAnswers, ok as OpenAPIV3.ResponseObject),
       ...errorResponses(errorCodesOf(operation, method, own, meta.scope !== undefined), {
         VALIDATION_ERROR: validation ?? urlTooLongExample(),
         // The refusal of the other kind of credential, as this operation words it.

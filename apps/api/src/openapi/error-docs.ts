@@ -148,7 +148,8 @@ export const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }>
     when:
       'a rate limit is used up: sign-in requests per client address (`AUTH_RATE_LIMIT_PER_MINUTE`), follows and ' +
       'unfollows per user (`FOLLOW_RATE_LIMIT_PER_MINUTE`), catalogue reads per client address ' +
-      '(`READ_RATE_LIMIT_PER_MINUTE`); see Retry-After and RateLimit',
+      '(`READ_RATE_LIMIT_PER_MINUTE`), database time of name searches the index cannot narrow per client address ' +
+      '(`SEARCH_DB_MS_PER_SECOND`); see Retry-After and RateLimit',
     example: answered(() => rateLimited(addressLimitMessage(60, 'auth.nonce'), 42, { name: 'auth.nonce', limit: 60 })),
   },
   INTERNAL_ERROR: {

@@ -19,13 +19,16 @@ export interface Asset {
   gzipped?: Promise<Buffer>;
 }
 
-// Pages allow only their own origin: scripts, styles, images and API calls (Swagger UI's "Try
-// it out", the demo app's SDK). No inline script, so an injected one cannot run.
+// Pages allow only their own origin: scripts, styles and API calls (Swagger UI's "Try it out",
+// the demo app's SDK). No inline script, so an injected one cannot run; frames, objects, fonts
+// and the rest fall to default-src 'none'. Images also from any https origin: an operator's
+// avatarUrl is an absolute https URL anywhere (CONTRACT.md, Version 3), and an image cannot run
+// code; plain http stays out (mixed content, and a way to ping a network from the page).
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -34,6 +34,12 @@ export type Meta = OpenApiMeta<{
     /** The REST status of a success when it is not 200 (201 for a POST that creates). */
     successStatus?: 201;
   };
+  /**
+   * The statuses the route answers besides its success and its errors, each with what it means
+   * (openapi/document.ts declares them): a 200 beside a 201 has the success's body, a 304 none
+   * (and, unless given, the caching reads' description).
+   */
+  alsoAnswers?: { status: 200 | 304; description?: string }[];
 }>;
 
 const t = initTRPC

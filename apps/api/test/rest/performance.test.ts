@@ -6,11 +6,10 @@
  * chart's windows with the weekly thinning of a three-year series (ISO weeks computed here
  * from the calendar rule, Thursday's year and week).
  */
-import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createServiceKey, expectError, trpcClient, useApi } from '../harness.js';
+import { call, createServiceKey, expectError, trpcClient } from '../harness.js';
+import { usePublishing } from '../publishing.js';
 
-const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const DAY = 86_400_000;
 
 type Point = { date: string; nav: number };
@@ -107,22 +106,13 @@ function randomSeries(days: number, today: number, gapRate: number): Point[] {
 }
 
 describe.each(['postgres', 'pglite'] as const)('published performance on %s', (backend) => {
-  const api = useApi(backend, { env: { ADMIN_KEY } });
+  const { api, adminKey: ADMIN_KEY, newProvider, publish, ...publishing } = usePublishing(backend);
   let publisher: string;
   let today: number;
 
-  const newProvider = async (name: string) => {
-    const reply = await call(api, 'POST', '/providers', { token: ADMIN_KEY, body: { name } });
-    expect(reply.status).toBe(201);
-    return reply.body.id as number;
-  };
-  const publish = (id: number, body: unknown, token = publisher) =>
-    call(api, 'POST', `/providers/${id}/performance`, { token, body });
-
-  beforeAll(async () => {
-    publisher = await createServiceKey(api, ADMIN_KEY, 'pipeline', ['stats:write']);
-    const now = api.now();
-    today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  beforeAll(() => {
+    publisher = publishing.publisher();
+    today = publishing.today();
   });
 
   it('before anything is published: the defaults, and an empty chart', async () => {

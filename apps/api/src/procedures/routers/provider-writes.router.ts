@@ -156,8 +156,10 @@ export const providerWritesRouter = router({
         tags: ['operators'],
         summary: 'Publish performance',
         description:
-          'The signal pipeline publishes daily NAV points (at most 1,000, upserted by date; no future date; nav > 0; ' +
-          'deposits and withdrawals taken out) and/or signal counters (scope `stats:write`). Every figure is derived ' +
+          'The signal pipeline publishes daily NAV points (at most 1,000, upserted by date; dates from 1900-01-01, ' +
+          'none in the future; nav a finite number in [1e-9, 1e15], deposits and withdrawals taken out) and/or ' +
+          'signal counters (scope `stats:write`). The body is a JSON object (`{}` publishes nothing; `[]`, `null`, ' +
+          'a string or a number → 400). Every figure is derived ' +
           'again from the whole stored series, as of its last date. Answers the Stats. Bodies up to 64 KiB. ' +
           'Archived providers take publications too. With `Idempotency-Key`, a retry within 24 h returns the first ' +
           'answer and changes nothing.',
@@ -213,6 +215,8 @@ export const providerWritesRouter = router({
         example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
       },
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+      // Its ETag answers a matching If-None-Match with 304 like the other public reads.
+      alsoAnswers: [{ status: 304 }],
     })
     .input(PerformanceQuerySchema)
     .output(PerformanceSchema)

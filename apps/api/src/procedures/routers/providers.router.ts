@@ -27,6 +27,7 @@ import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
+import { withSearchBudget } from '../search-budget.js';
 import { router, walletNotFound } from '../trpc.js';
 
 export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
@@ -107,9 +108,13 @@ export const providersRouter = router({
     })
     .input(ProviderListQuerySchema)
     .output(ProviderPageSchema)
-    .query(({ input, ctx }) =>
-      readCatalogue(ctx, (db) => listProviders(db, providerListPaging(ctx.services.cursors, input), ctx.cache)),
-    ),
+    .query(({ input, ctx }) => {
+      const paging = providerListPaging(ctx.services.cursors, input);
+      // A search the name index cannot narrow spends the address's database-time budget.
+      return withSearchBudget(ctx, paging.filters.q, () =>
+        readCatalogue(ctx, (db) => listProviders(db, paging, ctx.cache)),
+      );
+    }),
 
   get: readLimitedProcedure
     .meta({

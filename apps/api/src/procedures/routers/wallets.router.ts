@@ -51,6 +51,7 @@ export const walletsRouter = router({
         'RATE_LIMITED',
         'WALLET_NOT_FOUND',
       ],
+      alsoAnswers: [{ status: 200, description: 'Already linked to this user: the same body, nothing changed' }],
       idempotent: true,
     })
     .input(LinkWalletBodySchema)
