@@ -136,6 +136,7 @@ export const GROUPS = {
   events: 'Events (docs/events.md)',
   webhooks: 'Webhooks (docs/events.md, "Webhooks")',
   'event-bus': 'NATS JetStream event bus (docs/events.md, "NATS JetStream"); unset: no relay runs',
+  log: 'The public log of record (docs/log.md)',
 } as const;
 
 export interface Variable {
@@ -589,5 +590,24 @@ export const VARIABLES = [
       'signal.events',
     ),
     doc: 'subjects are `<prefix>.<type>` (`signal.events.follow.created`); change it only to share one NATS account between deployments or tests',
+  },
+  {
+    env: 'LOG_ORIGIN',
+    key: 'logOrigin',
+    group: 'log',
+    ...unset(
+      z
+        .string()
+        .regex(/^[\x21-\x2a\x2c-\x7e]{1,255}$/, 'must be 1..255 printable ASCII characters without spaces or +'),
+      'the first `SIGN_IN_DOMAIN` + `/signals`, else `localhost/signals`',
+    ),
+    doc: "the log's name: the first line of its checkpoints and the name of its key (C2SP tlog-checkpoint); never change it for a log that has been published (see [Log](log.md#sequencing))",
+  },
+  {
+    env: 'LOG_PRIVATE_KEY',
+    key: 'logPrivateKey',
+    group: 'log',
+    ...unset(pem),
+    doc: "Ed25519 PKCS#8 PEM that signs the log's checkpoints; `\\n` escapes allowed. Unset → generated once into `DATA_DIR/log-signing-key.pem` (mode 600). Every server sharing a database must have the same key: one with another key than the one that signed the log refuses to start",
   },
 ] as const satisfies readonly Variable[];
