@@ -246,7 +246,7 @@ export const VARIABLES = [
     key: 'dataDir',
     group: 'database',
     ...defaulted(z.string(), '.data'),
-    doc: 'PGlite files and the generated signing key; created 0700, its files kept 0600; the server refuses to start on one its group or others may write (not used when both `DATABASE_URL` and `JWT_PRIVATE_KEY` are set)',
+    doc: 'PGlite files and the generated signing key; created 0700, its files kept 0600; the server refuses to start on one its group or others may write (not used when `DATABASE_URL`, `JWT_PRIVATE_KEY` and `LOG_PRIVATE_KEY` are all set)',
   },
   {
     env: 'SEED_PROVIDERS',
@@ -608,6 +608,6 @@ export const VARIABLES = [
     key: 'logPrivateKey',
     group: 'log',
     ...unset(pem),
-    doc: "Ed25519 PKCS#8 PEM that signs the log's checkpoints; `\\n` escapes allowed. Unset → generated once into `DATA_DIR/log-signing-key.pem` (mode 600). Every server sharing a database must have the same key: one with another key than the one that signed the log refuses to start",
+    doc: "Ed25519 PKCS#8 PEM that signs the log's checkpoints; `\\n` escapes allowed. Unset → generated once into `DATA_DIR/log-signing-key.pem` (mode 600). Every server sharing a database must have the same key: a server whose key did not sign the log never signs it (it logs an error at its first pass) and serves the checkpoints the right key signed",
   },
 ] as const satisfies readonly Variable[];
