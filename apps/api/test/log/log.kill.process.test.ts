@@ -1,7 +1,7 @@
 /**
  * A sequencer killed mid-integration (CONTRACT.md, "The log": a server killed while integrating
  * leaves a state the next one finishes; an accepted entry is never lost and never appears twice).
- * The built server integrates 120,000 entries accepted in bulk, in batches of 10,000; while one of
+ * The built server integrates 60,000 entries accepted in bulk, in batches of 10,000; while one of
  * its transactions holds the log's state row and has written, it gets SIGKILL. The database rolls
  * that batch back whole; a second server (same key) then finishes: every entry once, in acceptance
  * order, the served log verifies and the checkpoint seen before the kill is consistent with the end.
@@ -20,7 +20,7 @@ import {
   testEntries,
 } from './log-support.js';
 
-const ENTRIES = 120_000;
+const ENTRIES = 60_000;
 const BATCH = 10_000;
 
 describe('the log sequencer killed mid-integration (built server, PostgreSQL)', () => {

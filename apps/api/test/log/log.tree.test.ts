@@ -61,7 +61,7 @@ describeBackends('the served log on %s', (backend) => {
         expect(res.status, path).toBe(200);
         expect(res.res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       }
-      for (const older of seen.filter((c) => c.size > 0)) {
+      for (const older of seen.filter((c) => c.size > 0 && c.size < now.size)) {
         await expectServedLog(api.url, older, entries.slice(0, older.size), [older.size - 1]).catch((error) => {
           throw new Error(`at past size ${older.size}: ${error}`);
         });
@@ -78,8 +78,7 @@ describeBackends('the served log on %s', (backend) => {
         tilePath({ level: 0, index: full, width: rest + 1 }), // a wider partial
         tilePath({ level: 0, index: full, width: TILE_WIDTH }), // a full tile past the tree
         tilePath({ level: 0, index: full + 1, width: 1 }),
-        tilePath({ level: 1, index: 1, width: 1 }), // level 1 holds 273 hashes: tile 1 has 17
-        tilePath({ level: 1, index: 1, width: 18 }),
+        tilePath({ level: 1, index: 1, width: 18 }), // level 1 holds 273 hashes: tile 1 has 17
         tilePath({ level: 2, index: 0, width: 2 }), // level 2 holds 1 hash
         tilePath({ level: 3, index: 0, width: 1 }),
         entriesPath(full, rest + 1),
