@@ -52,7 +52,7 @@ export function logMethods(baseUrl: string, trpc: TransportClient, fetchImpl?: t
   return {
     checkpoint: () => readText(baseUrl, '/log/checkpoint', fetchText),
     key: () => readText(baseUrl, '/log/key', fetchText),
-    inclusionProof: (index, size) => trpc.log.inclusionProof.query({ index, size }),
-    consistencyProof: (from, to) => trpc.log.consistencyProof.query({ from, to }),
+    inclusionProof: (index, size) => trpc.log.inclusion.query({ index, size }),
+    consistencyProof: (from, to) => trpc.log.consistency.query({ from, to }),
   };
 }

@@ -6,6 +6,8 @@
  * that batch back whole; a second server (same key) then finishes: every entry once, in acceptance
  * order, the served log verifies and the checkpoint seen before the kill is consistent with the end.
  */
+
+import { verifyLogWithGo } from '@signal/test-support';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useScratchDatabase } from '../harness.js';
@@ -75,6 +77,10 @@ describe('the log sequencer killed mid-integration (built server, PostgreSQL)', 
     });
     await expectServedLog(second.url, last, entries, [0, before.size, ENTRIES - 1]);
     await expectConsistent(second.url, early, last);
+    const summary = await verifyLogWithGo(second.url, key, {
+      consistency: [{ from: Math.max(1, early.size), to: ENTRIES }],
+    });
+    expect(summary).toMatchObject({ size: ENTRIES, entries: ENTRIES, consistencyProofs: 1 });
   });
 
   async function fetchState() {

@@ -7,6 +7,7 @@
  * covering an append is served within 1 s of the append's answer, by the other server too.
  */
 import { randomBytes } from 'node:crypto';
+import { verifyLogWithGo } from '@signal/test-support';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { call, createServiceKey, evmWallet, useServerPair } from '../harness.js';
@@ -83,6 +84,15 @@ describe('the log on two servers sharing a PostgreSQL database', () => {
     for (const [i, checkpoint] of ordered.entries()) {
       await expectConsistent(i % 2 ? a.url : b.url, checkpoint, ordered[i + 1] ?? last);
       await expectConsistent(i % 2 ? b.url : a.url, checkpoint, last);
+    }
+    // Go's check of the end state, served by either server, with every size seen proved a prefix of it.
+    const consistency = ordered.filter((c) => c.size > 0).map((c) => ({ from: c.size, to: total }));
+    for (const server of [a, b]) {
+      expect(await verifyLogWithGo(server.url, key, { consistency })).toMatchObject({
+        size: total,
+        entries: total,
+        consistencyProofs: consistency.length,
+      });
     }
     // Each accepted entry once: no pending left, every acceptance id in the tree once.
     const counts = await sql<{ entries: number; distinct_ids: number; pending: number }>`

@@ -5,9 +5,11 @@
  * root is the tree hash of the served tiles, every entry bundle holds exactly the entries appended,
  * inclusion proofs check, every earlier checkpoint is consistent with the new one, and the edges of
  * the tree (partial tiles of past sizes, wider partials, tiles and bundles past it, malformed
- * paths, proof bounds) answer as the contract says. Checked by the core library's verifier.
+ * paths, proof bounds) answer as the contract says. Checked by the core library's verifier and,
+ * independently, by Go's golang.org/x/mod/sumdb/tlog and sumdb/note (verifyLogWithGo).
  */
 import { entriesPath, TILE_WIDTH, tilePath } from '@signal/core/log';
+import { verifyLogWithGo } from '@signal/test-support';
 import { describeBackends } from '@signal/test-support/vitest';
 import { describe, expect, it } from 'vitest';
 import { call, expectError, useApi } from '../harness.js';
@@ -44,6 +46,20 @@ describeBackends('the served log on %s', (backend) => {
           size === 0 ? [] : [...new Set([0, size - 1, Math.floor(size / 2), 255, 256].filter((i) => i < size))];
         await expectServedLog(api.url, checkpoint, entries, probes);
         for (const older of seen) await expectConsistent(api.url, older, checkpoint);
+        // And by Go's sumdb/tlog and sumdb/note: the note, the tiles, every entry proved, the JSON proofs.
+        const older = seen.filter((c) => c.size > 0).map((c) => ({ from: c.size, to: size }));
+        const summary = await verifyLogWithGo(api.url, key, {
+          inclusion: probes.map((index) => ({ index, size })),
+          consistency: older,
+        });
+        expect(summary).toMatchObject({
+          origin: 'log.example.test/signals',
+          size,
+          entries: size,
+          rootHash: Buffer.from(checkpoint.rootHash).toString('base64'),
+          inclusionProofs: probes.length,
+          consistencyProofs: older.length,
+        });
         seen.push(checkpoint);
       });
     }

@@ -36,7 +36,7 @@ const storedTiles = (db: Kysely<Database>) => async (tiles: { level: number; ind
 const LOG_ERRORS = ['RATE_LIMITED'] as const;
 
 export const logRouter = router({
-  inclusionProof: publicProcedure
+  inclusion: publicProcedure
     .meta({
       openapi: {
         method: 'GET',
@@ -67,7 +67,7 @@ export const logRouter = router({
       return { index: input.index, size: input.size, leafHash: toBase64(leafHash!), proof: proof.map(toBase64) };
     }),
 
-  consistencyProof: publicProcedure
+  consistency: publicProcedure
     .meta({
       openapi: {
         method: 'GET',
