@@ -52,5 +52,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  */
 export function withUrlRedaction(base: Logger, secrets: readonly (string | undefined)[]): Logger {
   const known = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length > 0);
-  return base.child({}, { serializers: { url: (url: unknown) => (typeof url === 'string' ? redactUrl(url, known) : url) } });
+  return base.child(
+    {},
+    { serializers: { url: (url: unknown) => (typeof url === 'string' ? redactUrl(url, known) : url) } },
+  );
 }

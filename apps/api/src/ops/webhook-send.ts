@@ -4,7 +4,7 @@
  * attempt) and `webhook-signature` (`v1,` base64 HMAC-SHA256 of `id.timestamp.body` under the
  * key the `whsec_` secret carries).
  *
- * The URL is checked and its host resolved again here (ssrf.ts), and the connection goes to
+ * The URL is checked and its host resolved again here (wire/webhook-target.ts), and the connection goes to
  * exactly the address checked. A 2xx within 15 s is success; anything else fails, 3xx included
  * (node's http never follows a redirect); the answer's body is read up to a small cap.
  */
@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { WEBHOOK_SECRET_PREFIX } from '@signal/core';
-import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from '../procedures/webhook-ssrf.js';
+import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from '../wire/webhook-target.js';
 
 /** The contract's limit: no 2xx within this is a failed attempt. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;

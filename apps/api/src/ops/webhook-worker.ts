@@ -31,7 +31,7 @@ import {
 } from '@signal/db';
 import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
 import type { Services } from '../procedures/context.js';
-import { createHostResolver, type TargetPolicy } from '../procedures/webhook-ssrf.js';
+import { createHostResolver, type TargetPolicy } from '../wire/webhook-target.js';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, createAgents, sendAttempt } from './webhook-send.js';
 
 /** How often an idle worker looks for work. */
