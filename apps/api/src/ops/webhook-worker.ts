@@ -6,8 +6,9 @@
  *
  * - Bounded memory: at most WEBHOOK_CONCURRENCY attempts in flight, and a claim takes no more
  *   than the free slots, however many deliveries wait in the database.
- * - Per endpoint: at most WEBHOOK_ENDPOINT_CONCURRENCY of those slots per endpoint, and the
- *   claim serves every endpoint with room, so a receiver that hangs holds its own slots only.
+ * - Fair across endpoints (webhook-shares.ts): an endpoint that answers promptly gets up to
+ *   WEBHOOK_ENDPOINT_CONCURRENCY slots; a new or slow one WEBHOOK_SLOW_ENDPOINT_CONCURRENCY, and
+ *   all new and slow ones together a quarter of the slots, so receivers that hang hold little.
  * - Across servers: a claimed delivery carries this worker's lease until its outcome is
  *   recorded; one killed mid-attempt leaves the lease to run out (ATTEMPT_TIMEOUT_MS plus a
  *   margin), and any server then claims it again: at least once, never lost.
@@ -33,6 +34,7 @@ import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
 import type { Services } from '../procedures/context.js';
 import { createHostResolver, type TargetPolicy } from '../wire/webhook-target.js';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, createAgents, sendAttempt } from './webhook-send.js';
+import { createEndpointShares } from './webhook-shares.js';
 
 /** How often an idle worker looks for work. */
 export const POLL_MS = 200;
@@ -67,9 +69,9 @@ export function startWebhookWorker(
   const stopAttempts = new AbortController();
   // Every attempt in flight listens to it.
   setMaxListeners(0, stopAttempts.signal);
-  /** Attempts in flight by delivery id, and how many per endpoint. */
+  /** Attempts in flight by delivery id; each endpoint's share of them. */
   const running = new Map<string, Promise<void>>();
-  const perEndpoint = new Map<string, number>();
+  const shares = createEndpointShares(settings);
   let finished: { claim: ClaimedDelivery; result: AttemptResult }[] = [];
   let stopping = false;
   let cycling: Promise<void> | undefined;
@@ -128,19 +130,19 @@ export function startWebhookWorker(
     }
     const free = settings.concurrency - running.size;
     if (free <= 0 || stopping || !claimable) return moreToFanOut;
-    const claimed = await claimDeliveries(db, {
-      token,
-      limit: free,
-      perEndpoint: settings.endpointConcurrency,
-      inFlight: perEndpoint,
-      leaseMs: LEASE_MS,
-    });
-    for (const claim of claimed) start(claim);
-    return moreToFanOut || claimed.length === free;
+    // New and slow endpoints first, out of their quarter, so a busy prompt endpoint cannot keep
+    // a new one from its first attempt; then the prompt ones with what is left.
+    const slowPlan = shares.slowClaim(free);
+    const slow = slowPlan.limit > 0 ? await claimDeliveries(db, { token, ...slowPlan, leaseMs: LEASE_MS }) : [];
+    for (const claim of slow) start(claim);
+    const promptPlan = shares.promptClaim(free - slow.length);
+    const prompt = promptPlan.limit > 0 ? await claimDeliveries(db, { token, ...promptPlan, leaseMs: LEASE_MS }) : [];
+    for (const claim of prompt) start(claim);
+    return moreToFanOut || slow.length + prompt.length === free;
   }
 
   function start(claim: ClaimedDelivery) {
-    perEndpoint.set(claim.endpointId, (perEndpoint.get(claim.endpointId) ?? 0) + 1);
+    shares.started(claim.endpointId, claim.id);
     const attempt = (async () => {
       const result: AttemptResult = claim.event
         ? await sendAttempt(
@@ -153,14 +155,12 @@ export function startWebhookWorker(
                 data: claim.event.data,
               }),
             },
-            { policy, agents, signal: stopAttempts.signal },
+            { policy, agents, signal: stopAttempts.signal, connectTimeoutMs: settings.connectTimeoutMs },
           ).catch((error: unknown) => ({ ok: false, responseStatus: null, error: `attempt failed: ${String(error)}` }))
         : { ok: false, responseStatus: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)' };
       finished.push({ claim, result });
       running.delete(claim.id);
-      const left = (perEndpoint.get(claim.endpointId) ?? 1) - 1;
-      if (left > 0) perEndpoint.set(claim.endpointId, left);
-      else perEndpoint.delete(claim.endpointId);
+      shares.finished(claim.endpointId, claim.id, result.aborted ? undefined : result.responseStatus !== null);
       kick();
     })();
     running.set(claim.id, attempt);
