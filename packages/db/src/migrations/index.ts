@@ -16,6 +16,7 @@ import * as nameSearch from './0014-name-search.js';
 import * as figureSorts from './0014b-figure-sorts.js';
 import * as eventRelay from './0015-event-relay.js';
 import * as webhooks from './0016-webhooks.js';
+import * as keyMakers from './0018-key-makers.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Never edit a released one.
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0014b-figure-sorts': figureSorts,
   '0015-event-relay': eventRelay,
   '0016-webhooks': webhooks,
+  '0018-key-makers': keyMakers,
 };
