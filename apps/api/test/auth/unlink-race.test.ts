@@ -16,8 +16,8 @@ const SIGN_INS = 8;
 
 /** PostgreSQL's count of deadlocks detected in this database so far. */
 async function deadlocks(api: TestApi): Promise<number> {
-  // Statistics reach the shared counters at the end of each backend's transactions, at most
-  // about a second later: make sure this read sees everything before it.
+  // A backend's statistics reach the shared counters some time after its transactions (this
+  // flush is this connection's own): the count is a second witness, the 500s the first.
   await sql`select pg_stat_force_next_flush()`.execute(api.db.db);
   const { rows } = await sql<{ deadlocks: string }>`
     select deadlocks from pg_stat_database where datname = current_database()
