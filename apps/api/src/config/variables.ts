@@ -564,7 +564,7 @@ export const VARIABLES = [
     key: 'webhooks.slowEndpointConcurrency',
     group: 'webhooks',
     ...defaulted(integer(1, 10_000), '2'),
-    doc: 'slots for an endpoint that has not answered promptly (new, or its last attempt took over 5 s or timed out); all such endpoints together get at most a quarter of `WEBHOOK_CONCURRENCY`, so receivers that hang cannot starve the healthy ones. See [Webhooks](events.md#webhooks)',
+    doc: 'slots for a slow endpoint (its last attempt took over 5 s, timed out or failed, or one still runs after 5 s); a new endpoint gets one until its first attempt ends; slow endpoints together, and new ones together, get at most a quarter of `WEBHOOK_CONCURRENCY` each, so receivers that hang cannot starve the healthy ones. See [Webhooks](events.md#how-delivery-works)',
   },
   {
     env: 'WEBHOOK_CONNECT_TIMEOUT',

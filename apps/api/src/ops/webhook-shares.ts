@@ -1,17 +1,20 @@
 /**
- * Fair shares of a worker's delivery slots (docs/events.md, "Fair across endpoints"; issue 42):
+ * Fair shares of a worker's delivery slots (docs/events.md, "How delivery works"; issue 42):
  * before, four receivers that accept a connection and never answer took all 64 slots (16 each)
  * for 15 s at a time, and a healthy endpoint's events waited 14.9 s each.
  *
- * - An endpoint is *prompt* once its last attempt got an answer (any status) within PROMPT_MS,
- *   and while none of its attempts in flight has run longer than that. Prompt endpoints get up
- *   to WEBHOOK_ENDPOINT_CONCURRENCY slots each.
- * - Every other endpoint (new to this process, or slow: a timeout, a dropped connection, an
- *   attempt still running after PROMPT_MS) gets at most WEBHOOK_SLOW_ENDPOINT_CONCURRENCY slots,
- *   and all of them together at most a quarter of WEBHOOK_CONCURRENCY: however many receivers
- *   hang, three quarters of the slots stay with the ones that answer. A new endpoint that
- *   answers becomes prompt after its first attempt.
- * - Per process and in memory: each server judges from its own attempts, nothing is stored.
+ * Each endpoint is in one of three pools, judged by this process from its own attempts:
+ * - *prompt*: its last attempt got an answer (any status) within PROMPT_MS, and none of its
+ *   attempts in flight has run longer than that: up to WEBHOOK_ENDPOINT_CONCURRENCY slots;
+ * - *new*: no attempt of it has finished here yet: one slot (a probe), and all new endpoints
+ *   together at most a quarter of WEBHOOK_CONCURRENCY;
+ * - *slow*: the rest (timeouts, dropped connections, slow answers, an attempt still running after
+ *   PROMPT_MS): WEBHOOK_SLOW_ENDPOINT_CONCURRENCY slots, all slow ones together at most another
+ *   quarter.
+ * So however many receivers hang, half the slots stay with the ones that answer, and a new
+ * endpoint's first attempt never waits behind hung ones (they are slow, not new, once their
+ * probe has run PROMPT_MS). New and slow endpoints are claimed first, out of their own quarters,
+ * so busy prompt endpoints cannot keep them from their turn either. Nothing is stored.
  */
 
 /** An attempt answered within this is prompt; one still running after it makes its endpoint slow. */
@@ -24,29 +27,47 @@ export interface SharePolicy {
   concurrency: number;
   /** WEBHOOK_ENDPOINT_CONCURRENCY: a prompt endpoint's slots. */
   endpointConcurrency: number;
-  /** WEBHOOK_SLOW_ENDPOINT_CONCURRENCY: a new or slow endpoint's slots. */
+  /** WEBHOOK_SLOW_ENDPOINT_CONCURRENCY: a slow endpoint's slots. */
   slowEndpointConcurrency: number;
 }
 
-/** One claim to make: rooms per named endpoint, `otherRoom` for the rest, `limit` in all. */
+/** One claim to make: rooms per named endpoint, `otherRoom` for every endpoint not named, `limit` in all. */
 export interface ClaimPlan {
   rooms: Map<string, number>;
   otherRoom: number;
   limit: number;
 }
 
+type Pool = 'prompt' | 'new' | 'slow';
+
 export function createEndpointShares(policy: SharePolicy, now: () => number = () => performance.now()) {
   /** Attempts in flight per endpoint: claim id → when it started. */
   const running = new Map<string, Map<string, number>>();
-  const prompt = new Set<string>();
-  const slowBudget = Math.max(1, Math.floor(policy.concurrency / 4));
+  /** Endpoints with a finished attempt here: true when the last one was prompt. */
+  const judged = new Map<string, boolean>();
+  const poolBudget = Math.max(1, Math.floor(policy.concurrency / 4));
 
-  const isSlow = (endpointId: string, at: number) => {
-    if (!prompt.has(endpointId)) return true;
-    for (const started of running.get(endpointId)?.values() ?? []) if (at - started > PROMPT_MS) return true;
-    return false;
-  };
   const inFlight = (endpointId: string) => running.get(endpointId)?.size ?? 0;
+  const poolOf = (endpointId: string, at: number): Pool => {
+    for (const started of running.get(endpointId)?.values() ?? []) if (at - started > PROMPT_MS) return 'slow';
+    const last = judged.get(endpointId);
+    return last === undefined ? 'new' : last ? 'prompt' : 'slow';
+  };
+  /** Every endpoint this process knows, by pool. */
+  const pools = (at: number) => {
+    const byPool: Record<Pool, string[]> = { prompt: [], new: [], slow: [] };
+    for (const endpointId of new Set([...running.keys(), ...judged.keys()]))
+      byPool[poolOf(endpointId, at)].push(endpointId);
+    return byPool;
+  };
+  const held = (endpoints: string[]) => endpoints.reduce((sum, endpointId) => sum + inFlight(endpointId), 0);
+  /** Rooms for `open` endpoints (each its `room` minus what it runs) and 0 for every other known one. */
+  const roomsFor = (open: string[], room: number, closed: string[][]) => {
+    const rooms = new Map<string, number>();
+    for (const endpointId of closed.flat()) rooms.set(endpointId, 0);
+    for (const endpointId of open) rooms.set(endpointId, Math.max(0, room - inFlight(endpointId)));
+    return rooms;
+  };
 
   return {
     started(endpointId: string, claimId: string) {
@@ -61,37 +82,34 @@ export function createEndpointShares(policy: SharePolicy, now: () => number = ()
       attempts?.delete(claimId);
       if (attempts?.size === 0) running.delete(endpointId);
       if (answered === undefined || started === undefined) return;
-      if (answered && now() - started <= PROMPT_MS) {
-        if (prompt.size >= REMEMBERED_ENDPOINTS) prompt.clear();
-        prompt.add(endpointId);
-      } else {
-        prompt.delete(endpointId);
-      }
+      if (judged.size >= REMEMBERED_ENDPOINTS) judged.clear();
+      judged.set(endpointId, answered && now() - started <= PROMPT_MS);
     },
-    /** The claim for new and slow endpoints: first, out of their quarter of the slots. */
-    slowClaim(free: number): ClaimPlan {
+    /**
+     * The claims to make now, in order, each with the slots left after the ones before (`free`
+     * given as it is when the first is made): new endpoints (their probes), slow ones, prompt ones.
+     */
+    plans(free: number): ((left: number) => ClaimPlan)[] {
       const at = now();
-      const rooms = new Map<string, number>();
-      let slowInFlight = 0;
-      for (const endpointId of new Set([...running.keys(), ...prompt])) {
-        if (isSlow(endpointId, at)) {
-          slowInFlight += inFlight(endpointId);
-          rooms.set(endpointId, policy.slowEndpointConcurrency - inFlight(endpointId));
-        } else {
-          rooms.set(endpointId, 0);
-        }
-      }
-      const limit = Math.max(0, Math.min(free, slowBudget - slowInFlight));
-      return { rooms, otherRoom: policy.slowEndpointConcurrency, limit };
-    },
-    /** The claim for prompt endpoints, out of what is left. */
-    promptClaim(free: number): ClaimPlan {
-      const at = now();
-      const rooms = new Map<string, number>();
-      for (const endpointId of prompt) {
-        if (!isSlow(endpointId, at)) rooms.set(endpointId, policy.endpointConcurrency - inFlight(endpointId));
-      }
-      return { rooms, otherRoom: 0, limit: rooms.size === 0 ? 0 : Math.max(0, free) };
+      const { prompt, new: fresh, slow } = pools(at);
+      return [
+        // Endpoints never seen are the ones not named: one probe each.
+        (left) => ({
+          rooms: roomsFor(fresh, 1, [prompt, slow]),
+          otherRoom: 1,
+          limit: Math.max(0, Math.min(left, poolBudget - held(fresh))),
+        }),
+        (left) => ({
+          rooms: roomsFor(slow, policy.slowEndpointConcurrency, []),
+          otherRoom: 0,
+          limit: slow.length === 0 ? 0 : Math.max(0, Math.min(left, poolBudget - held(slow))),
+        }),
+        (left) => ({
+          rooms: roomsFor(prompt, policy.endpointConcurrency, []),
+          otherRoom: 0,
+          limit: prompt.length === 0 ? 0 : Math.max(0, Math.min(left, free)),
+        }),
+      ];
     },
   };
 }

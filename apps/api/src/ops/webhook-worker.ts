@@ -7,8 +7,9 @@
  * - Bounded memory: at most WEBHOOK_CONCURRENCY attempts in flight, and a claim takes no more
  *   than the free slots, however many deliveries wait in the database.
  * - Fair across endpoints (webhook-shares.ts): an endpoint that answers promptly gets up to
- *   WEBHOOK_ENDPOINT_CONCURRENCY slots; a new or slow one WEBHOOK_SLOW_ENDPOINT_CONCURRENCY, and
- *   all new and slow ones together a quarter of the slots, so receivers that hang hold little.
+ *   WEBHOOK_ENDPOINT_CONCURRENCY slots; a new one a probe, a slow one
+ *   WEBHOOK_SLOW_ENDPOINT_CONCURRENCY, new and slow ones each a quarter of the slots together,
+ *   so receivers that hang hold little and never keep a new endpoint waiting.
  * - Across servers: a claimed delivery carries this worker's lease until its outcome is
  *   recorded; one killed mid-attempt leaves the lease to run out (ATTEMPT_TIMEOUT_MS plus a
  *   margin), and any server then claims it again: at least once, never lost.
@@ -130,15 +131,17 @@ export function startWebhookWorker(
     }
     const free = settings.concurrency - running.size;
     if (free <= 0 || stopping || !claimable) return moreToFanOut;
-    // New and slow endpoints first, out of their quarter, so a busy prompt endpoint cannot keep
-    // a new one from its first attempt; then the prompt ones with what is left.
-    const slowPlan = shares.slowClaim(free);
-    const slow = slowPlan.limit > 0 ? await claimDeliveries(db, { token, ...slowPlan, leaseMs: LEASE_MS }) : [];
-    for (const claim of slow) start(claim);
-    const promptPlan = shares.promptClaim(free - slow.length);
-    const prompt = promptPlan.limit > 0 ? await claimDeliveries(db, { token, ...promptPlan, leaseMs: LEASE_MS }) : [];
-    for (const claim of prompt) start(claim);
-    return moreToFanOut || slow.length + prompt.length === free;
+    // New endpoints' probes and slow endpoints first, each out of its quarter, so busy prompt
+    // endpoints cannot keep them from their turn; then the prompt ones with what is left.
+    let left = free;
+    for (const plan of shares.plans(free)) {
+      const claim = plan(left);
+      if (claim.limit <= 0) continue;
+      const claimed = await claimDeliveries(db, { token, ...claim, leaseMs: LEASE_MS });
+      for (const delivery of claimed) start(delivery);
+      left -= claimed.length;
+    }
+    return moreToFanOut || left === 0;
   }
 
   function start(claim: ClaimedDelivery) {
