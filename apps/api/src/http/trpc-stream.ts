@@ -1,7 +1,7 @@
 /**
  * tRPC's own HTTP handler (@trpc/server's node adapter), for the subscriptions alone
  * (`events.stream`): they answer with server-sent events, a stream of chunks that the lean
- * dispatch of http/trpc.ts does not write. Every other `/trpc/<path>` stays on that dispatch;
+ * dispatch of fast-path/trpc-dispatch.ts does not write. Every other `/trpc/<path>` stays on that dispatch;
  * this one costs a web Request and Response per call, once per stream rather than per event.
  *
  * The handler's errors are the service's (the router's errorFormatter): a missing or wrong

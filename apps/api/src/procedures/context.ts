@@ -37,7 +37,7 @@ export interface Services {
   evmChain: EvmChainVerifier | undefined;
   /** Set by DATABASE_READ_URL: public catalogue reads go there (see read-replica.ts). */
   replica?: ReadReplica;
-  /** Wakes what waits for new events (events.stream, the bus relay): events/feed-watcher.ts. */
+  /** Wakes what waits for new events (events.stream, the bus relay): procedures/feed-watcher.ts. */
   feedWatcher: FeedWatcher;
 }
 
