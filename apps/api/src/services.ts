@@ -21,7 +21,7 @@ import { createHandler, type Handler, logFailure, type StreamHandler } from './h
 import { trpcStreamHandler } from './http/trpc-stream.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { eventMetrics } from './ops/event-metrics.js';
-import { createLogger } from './ops/logger.js';
+import { createLogger, withUrlRedaction } from './ops/logger.js';
 import { answerScrape, createMetrics, type Metrics, replicaMetrics } from './ops/metrics.js';
 import { AVATAR_PATH, renderAvatar } from './pages/avatar.js';
 import { docsRoutes } from './pages/docs.js';
@@ -57,7 +57,7 @@ export interface BuiltServices {
 /** Opens the database (migrated, seeded when asked) and builds every service on it. */
 export async function createServices(options: ServiceOptions): Promise<BuiltServices> {
   const { config } = options;
-  const log = options.logger ?? createLogger(config.logLevel);
+  const log = withUrlRedaction(options.logger ?? createLogger(config.logLevel), [config.adminKey]);
   const domainWarning = signInDomainWarning(config);
   if (domainWarning) log.warn(domainWarning);
   // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.

@@ -245,6 +245,7 @@ export const serviceKey = {
   lastUsedAt: null,
   revokedAt: null,
   start: 'sgk_Qm3xV8pL',
+  createdBy: 'admin',
 } satisfies ServiceKey;
 
 /** A made-up secret in the key format (the `sgk_` prefix and 43 base64url characters). */
@@ -265,6 +266,7 @@ export const serviceKeyPage = {
       lastUsedAt: '2026-11-23T09:59:58.000Z',
       revokedAt: '2026-11-23T10:05:00.000Z',
       start: 'sgk_t7Hd2WqE',
+      createdBy: 'key_3kTq9Zr0bWm1Xc7D',
     },
   ],
   page: 1,

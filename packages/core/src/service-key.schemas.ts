@@ -30,6 +30,12 @@ export const ServiceKeySchema = z.object({
     .describe('Latest request with the key (may lag by up to 60 s), or null: never used'),
   revokedAt: isoTimestamp.nullable().describe('When the key was revoked, or null'),
   start: z.string().describe("The key's first characters, to recognise it (the secret is not kept)"),
+  createdBy: z
+    .string()
+    .describe(
+      'Who made the key: the id of the `keys:manage` key that made it (it expires no later than that key and is ' +
+        'revoked with it), or `admin` (ADMIN_KEY, and keys made before makers were recorded)',
+    ),
 });
 export type ServiceKey = z.infer<typeof ServiceKeySchema>;
 
@@ -50,7 +56,10 @@ export const CreateServiceKeyBodySchema = z.object({
   expiresAt: isoTimestamp
     .nullable()
     .optional()
-    .describe('When the key stops being accepted (in the future), or null/absent: never'),
+    .describe(
+      'When the key stops being accepted (in the future), or null/absent: never. A key made by a `keys:manage` key ' +
+        'expires no later than its maker: an absent or later time becomes the maker’s',
+    ),
 });
 export type CreateServiceKeyBody = z.input<typeof CreateServiceKeyBodySchema>;
 

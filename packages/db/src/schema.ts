@@ -175,6 +175,8 @@ export interface ServiceKeysTable {
   expires_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** The key that made it; null: ADMIN_KEY (or made before migration 0018). */
+  created_by: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** Log entries accepted, not yet in the tree (migration 0017); `id` is the acceptance order. */

@@ -111,8 +111,11 @@ const rollback = (outcome: LinkOutcome): never => {
 export type UnlinkOutcome = { status: 'unlinked' } | { status: 'not-linked' | 'last-wallet' };
 
 /**
- * Unlinks a wallet from a user and ends the sessions it signed in, in one transaction. The
- * user's row is locked first, so two unlinks of one user's last two wallets cannot both pass
+ * Unlinks a wallet from a user and ends the sessions it signed in, in one transaction. Locks in
+ * the order a sign-in takes them (auth.queries.ts: the wallet's row, then its user's), so the
+ * two never wait for each other in a cycle (before, the unlink took the user's row first, and
+ * eight sign-ins racing one unlink on two servers met 15 deadlocks in 10 rounds, issue 42). The
+ * user's row is then locked too, so two unlinks of one user's last two wallets cannot both pass
  * the "not the last" check. Unlinking the primary makes the oldest remaining wallet primary
  * (`users.wallet`, which the previous release still reads). A session with no wallet recorded
  * was signed in by the primary of its time (migration 0011), so it ends with the primary.
@@ -123,6 +126,14 @@ export async function unlinkWallet(
   input: { userId: number; wallet: string; now: Date },
 ): Promise<UnlinkOutcome> {
   return db.transaction().execute(async (trx): Promise<UnlinkOutcome> => {
+    const linked = await trx
+      .selectFrom('user_wallets')
+      .select('wallet')
+      .where('wallet', '=', input.wallet)
+      .where('user_id', '=', input.userId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!linked) return { status: 'not-linked' };
     const user = await trx
       .selectFrom('users')
       .select('wallet')

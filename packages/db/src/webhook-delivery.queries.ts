@@ -96,23 +96,25 @@ export interface ClaimedDelivery {
 
 /**
  * Claims up to `limit` due deliveries for attempts by this worker (`token`), oldest due first per
- * endpoint, at most `perEndpoint` minus what `inFlight` says this worker already runs for each
- * endpoint, so one slow endpoint never takes every slot. Each claimed row gets a lease: it is
- * due again `leaseMs` from now unless its outcome is recorded first.
+ * endpoint: for an endpoint named in `rooms`, at most that many (the worker's slots left for it);
+ * for every other enabled endpoint, at most `otherRoom` (0: none). The worker chooses the rooms
+ * (webhook-worker.ts: fair shares, so slow endpoints never take every slot). Endpoints are
+ * walked in random order, so none is always last. Each claimed row gets a lease: it is due again
+ * `leaseMs` from now unless its outcome is recorded first.
  */
 export async function claimDeliveries(
   db: Kysely<Database>,
   options: {
     token: string;
     limit: number;
-    perEndpoint: number;
-    inFlight: ReadonlyMap<string, number>;
+    rooms: ReadonlyMap<string, number>;
+    otherRoom: number;
     leaseMs: number;
   },
 ): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
-  const busyIds = [...options.inFlight.keys()];
-  const busyCounts = busyIds.map((id) => options.inFlight.get(id) ?? 0);
+  const roomIds = [...options.rooms.keys()];
+  const roomCounts = roomIds.map((id) => Math.max(0, options.rooms.get(id) ?? 0));
   const result = await sql<{
     id: string;
     endpoint_id: string;
@@ -124,13 +126,13 @@ export async function claimDeliveries(
     data: unknown;
     occurred_at: Date | null;
   }>`
-    with busy as (
-      select * from unnest(${busyIds}::text[], ${busyCounts}::int[]) as b(endpoint_id, n)
+    with rooms as (
+      select * from unnest(${roomIds}::text[], ${roomCounts}::int[]) as r(endpoint_id, room)
     ), picked as (
       select d.id from (
-        select w.id as endpoint_id, greatest(0, ${options.perEndpoint}::int - coalesce(b.n, 0)) as room
-        from webhook_endpoints w left join busy b on b.endpoint_id = w.id
-        where w.enabled
+        select w.id as endpoint_id, coalesce(r.room, ${Math.max(0, options.otherRoom)}::int) as room
+        from webhook_endpoints w left join rooms r on r.endpoint_id = w.id
+        where w.enabled and coalesce(r.room, ${Math.max(0, options.otherRoom)}::int) > 0
         order by random()
       ) w
       cross join lateral (

@@ -1,4 +1,4 @@
-import { buildAuthMessage, parseSignInMessage } from '@signal/core';
+import { buildAuthMessage, buildLinkMessage, linkStatement, parseSignInMessage } from '@signal/core';
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 import { logMethods } from './log-client.js';
@@ -24,12 +24,28 @@ const sameWallet = (a: string, b: string) => a === b || (a.startsWith('0x') && a
  */
 function isExpectedMessage(
   nonce: Nonce,
-  expected: { format: MessageFormat; wallet: string; domain: string; chainId: number | undefined },
+  expected: {
+    format: MessageFormat;
+    wallet: string;
+    domain: string;
+    chainId: number | undefined;
+    /** A link: the account the message must name. Absent: a sign-in, which must name none. */
+    linkTo?: string;
+  },
 ): boolean {
   if (!NONCE_SHAPE.test(nonce.nonce) || !sameWallet(nonce.wallet, expected.wallet)) return false;
-  if (expected.format === 'plain') return nonce.message === buildAuthMessage(nonce.nonce);
+  const { linkTo } = expected;
+  if (expected.format === 'plain') {
+    return (
+      nonce.message === (linkTo === undefined ? buildAuthMessage(nonce.nonce) : buildLinkMessage(nonce.nonce, linkTo))
+    );
+  }
   const fields = parseSignInMessage(nonce.message);
   if (!fields || fields.format !== expected.format || fields.nonce !== nonce.nonce) return false;
+  // A link names the account it joins; a sign-in never reads as a link (a relayed link nonce).
+  if (linkTo !== undefined ? fields.statement !== linkStatement(linkTo) : LINK_STATEMENT.test(fields.statement)) {
+    return false;
+  }
   if (fields.domain.toLowerCase() !== expected.domain.toLowerCase() || !sameWallet(fields.address, expected.wallet)) {
     return false;
   }
@@ -42,6 +58,25 @@ function isExpectedMessage(
   if (uriHost.toLowerCase() !== expected.domain.toLowerCase()) return false;
   if (expected.chainId !== undefined && fields.chainId !== String(expected.chainId)) return false;
   return fields.expiresAt.getTime() > fields.issuedAt.getTime();
+}
+
+/** What every link statement starts with (core's linkStatement): never a sign-in's. */
+const LINK_STATEMENT = /^Link this wallet to account /;
+
+/**
+ * The user id a token names (its `sub`), read without checking the token (the API checks it):
+ * the account a link message must name. Undefined for anything that is not a JWT with one.
+ */
+function tokenSubject(token: string | undefined): string | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' && /^[1-9][0-9]*$/.test(sub) ? sub : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The site a sign-in message must name unless the caller says: the page's, else the API's. */
@@ -100,7 +135,9 @@ export function createClient(options: ClientOptions): SignalClient {
     };
     const nonce = await trpc.auth.nonce.query(query, link);
     const domain = options.signInDomain ?? defaultSignInDomain(baseUrl);
-    if (!isExpectedMessage(nonce, { format, wallet, domain, chainId })) {
+    // A link message must name the signed-in account, and no other (the token says which).
+    const linkTo = link ? (tokenSubject(link.context.token) ?? '') : undefined;
+    if (!isExpectedMessage(nonce, { format, wallet, domain, chainId, ...(link ? { linkTo } : {}) })) {
       throw new SignalApiError('NETWORK_ERROR', `${baseUrl} asked to sign an unexpected message; nothing was signed`, {
         status: 200,
       });

@@ -110,8 +110,12 @@ export interface SignalClient {
 
   /**
    * Links another wallet to the signed-in user (`GET /auth/nonce?purpose=link`, then
-   * `POST /me/wallets`): `signer` signs a link nonce (its family's sign-in message, SIWE or SIWS,
-   * or `plain` when the client's `messageFormat` is). That wallet then signs the same user in.
+   * `POST /me/wallets`): `signer` signs a link nonce (its family's format, SIWE or SIWS, or
+   * `plain` when the client's `messageFormat` is), whose text names the signed-in account
+   * ("Sign this message to link this wallet to account <userId>: <nonce>", or the statement
+   * "Link this wallet to account <userId>."); the SDK refuses to sign a link message naming
+   * another account, and a sign-in never signs a link message. That wallet then signs the same
+   * user in.
    * Linking a wallet already linked to this user answers it again; one of another user throws
    * `WALLET_ALREADY_LINKED`.
    */

@@ -19,6 +19,49 @@ describe.each(['postgres', 'pglite'] as const)('linked wallets through the SDK o
 
   const client = (signer: Signer) => createClient({ baseUrl: api.url, signer });
 
+  it('signIn never signs a relayed link message, and linkWallet signs one naming this account only', async () => {
+    const attacker = client(evm());
+    await attacker.signIn();
+    const attackerToken = (await attacker.getToken())?.token as string;
+    // The look-alike page between the victim and the API turns the victim's sign-in nonce
+    // request into a link nonce request of the attacker's account (a real one, from the API).
+    const relay: typeof fetch = async (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      if (url.pathname.endsWith('/auth.nonce')) {
+        const batched = url.searchParams.get('batch') === '1';
+        const parsed = JSON.parse(url.searchParams.get('input') ?? '{}');
+        if (batched) parsed['0'] = { ...parsed['0'], purpose: 'link' };
+        url.searchParams.set('input', JSON.stringify(batched ? parsed : { ...parsed, purpose: 'link' }));
+        const headers = new Headers(init?.headers);
+        headers.set('authorization', `Bearer ${attackerToken}`);
+        return fetch(url, { ...init, headers });
+      }
+      return fetch(input, init);
+    };
+    for (const messageFormat of ['plain', 'siwe'] as const) {
+      const victim = evm();
+      let signed = 0;
+      const counted: Signer = {
+        ...victim,
+        signMessage: (message) => {
+          signed++;
+          return victim.signMessage(message);
+        },
+      };
+      const relayed = createClient({ baseUrl: api.url, signer: counted, fetch: relay, messageFormat });
+      await expect(relayed.signIn()).rejects.toMatchObject({
+        code: 'NETWORK_ERROR',
+        message: expect.stringContaining('asked to sign an unexpected message'),
+      });
+      expect(signed).toBe(0);
+    }
+    // The honest link, plain: the SDK checks the text names the signed-in account, and signs it.
+    const main = createClient({ baseUrl: api.url, signer: evm(), messageFormat: 'plain' });
+    await main.signIn();
+    const second = evm();
+    expect(await main.linkWallet(second)).toMatchObject({ wallet: await second.getAddress() });
+  });
+
   it('links a wallet of the other family; either signs the same user in; unlinking ends that wallet’s sessions', async () => {
     for (const [first, second] of [
       [evm(), solana()],

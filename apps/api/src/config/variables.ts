@@ -568,6 +568,26 @@ export const VARIABLES = [
     doc: 'of those, at most this many for one endpoint (per process), so one slow or hung receiver never takes the slots of the others',
   },
   {
+    env: 'WEBHOOK_SLOW_ENDPOINT_CONCURRENCY',
+    key: 'webhooks.slowEndpointConcurrency',
+    group: 'webhooks',
+    ...defaulted(integer(1, 10_000), '2'),
+    doc: 'slots for a slow endpoint (its last attempt took over 5 s, timed out or failed, or one still runs after 5 s); a new endpoint gets one until its first attempt ends; slow endpoints together, and new ones together, get at most a quarter of `WEBHOOK_CONCURRENCY` each, so receivers that hang cannot starve the healthy ones. See [Webhooks](events.md#how-delivery-works)',
+  },
+  {
+    env: 'WEBHOOK_CONNECT_TIMEOUT',
+    key: 'webhooks.connectTimeoutMs',
+    group: 'webhooks',
+    ...defaulted(
+      parsedText((value) => {
+        const ms = parseDuration(value);
+        return ms !== undefined && ms > 0 && ms <= 15_000 ? ms : undefined;
+      }, 'must be a duration of at most 15s, such as 3s or 500ms'),
+      '3s',
+    ),
+    doc: 'a webhook attempt whose TCP connection is not made within this fails (the whole attempt has 15 s), so an address that drops packets frees its slot early',
+  },
+  {
     env: 'EVENT_BUS_URL',
     key: 'eventBusUrl',
     group: 'event-bus',

@@ -4,15 +4,15 @@
  * attempt) and `webhook-signature` (`v1,` base64 HMAC-SHA256 of `id.timestamp.body` under the
  * key the `whsec_` secret carries).
  *
- * The URL is checked and its host resolved again here (ssrf.ts), and the connection goes to
- * exactly the address checked. A 2xx within 15 s is success; anything else fails, 3xx included
+ * The URL is checked and its host resolved again here (wire/webhook-target.ts), and the connection goes to
+ * exactly the address checked, within the connect timeout (WEBHOOK_CONNECT_TIMEOUT). A 2xx within 15 s is success; anything else fails, 3xx included
  * (node's http never follows a redirect); the answer's body is read up to a small cap.
  */
 import { createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { WEBHOOK_SECRET_PREFIX } from '@signal/core';
-import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from '../procedures/webhook-ssrf.js';
+import { resolveWebhookTarget, type TargetPolicy, WebhookTargetError } from '../wire/webhook-target.js';
 
 /** The contract's limit: no 2xx within this is a failed attempt. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -55,7 +55,7 @@ export type Agents = ReturnType<typeof createAgents>;
 export async function sendAttempt(
   target: { url: string; secret: string },
   message: { id: string; body: string },
-  options: { policy: TargetPolicy; agents: Agents; signal: AbortSignal; now?: () => number },
+  options: { policy: TargetPolicy; agents: Agents; signal: AbortSignal; connectTimeoutMs?: number; now?: () => number },
 ): Promise<AttemptResult> {
   let resolved: Awaited<ReturnType<typeof resolveWebhookTarget>>;
   try {
@@ -101,6 +101,19 @@ export async function sendAttempt(
       req.destroy();
       finish({ ok: false, responseStatus: null, error: `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` });
     }, ATTEMPT_TIMEOUT_MS);
+    // A new connection must be made within the connect timeout (an address that drops packets
+    // would otherwise hold the slot for the whole attempt); a kept-alive one is made already.
+    const connectTimeoutMs = options.connectTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      const connecting = setTimeout(() => {
+        req.destroy();
+        finish({ ok: false, responseStatus: null, error: `no connection within ${connectTimeoutMs / 1000} s` });
+      }, connectTimeoutMs);
+      const made = () => clearTimeout(connecting);
+      socket.once('connect', made);
+      socket.once('close', made);
+    });
     const onAbort = () => {
       req.destroy();
       finish({ ok: false, responseStatus: null, error: 'stopped', aborted: true });

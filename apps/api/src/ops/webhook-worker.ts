@@ -6,8 +6,10 @@
  *
  * - Bounded memory: at most WEBHOOK_CONCURRENCY attempts in flight, and a claim takes no more
  *   than the free slots, however many deliveries wait in the database.
- * - Per endpoint: at most WEBHOOK_ENDPOINT_CONCURRENCY of those slots per endpoint, and the
- *   claim serves every endpoint with room, so a receiver that hangs holds its own slots only.
+ * - Fair across endpoints (webhook-shares.ts): an endpoint that answers promptly gets up to
+ *   WEBHOOK_ENDPOINT_CONCURRENCY slots; a new one a probe, a slow one
+ *   WEBHOOK_SLOW_ENDPOINT_CONCURRENCY, new and slow ones each a quarter of the slots together,
+ *   so receivers that hang hold little and never keep a new endpoint waiting.
  * - Across servers: a claimed delivery carries this worker's lease until its outcome is
  *   recorded; one killed mid-attempt leaves the lease to run out (ATTEMPT_TIMEOUT_MS plus a
  *   margin), and any server then claims it again: at least once, never lost.
@@ -31,8 +33,9 @@ import {
 } from '@signal/db';
 import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
 import type { Services } from '../procedures/context.js';
-import { createHostResolver, type TargetPolicy } from '../procedures/webhook-ssrf.js';
+import { createHostResolver, type TargetPolicy } from '../wire/webhook-target.js';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, createAgents, sendAttempt } from './webhook-send.js';
+import { createEndpointShares } from './webhook-shares.js';
 
 /** How often an idle worker looks for work. */
 export const POLL_MS = 200;
@@ -67,9 +70,9 @@ export function startWebhookWorker(
   const stopAttempts = new AbortController();
   // Every attempt in flight listens to it.
   setMaxListeners(0, stopAttempts.signal);
-  /** Attempts in flight by delivery id, and how many per endpoint. */
+  /** Attempts in flight by delivery id; each endpoint's share of them. */
   const running = new Map<string, Promise<void>>();
-  const perEndpoint = new Map<string, number>();
+  const shares = createEndpointShares(settings);
   let finished: { claim: ClaimedDelivery; result: AttemptResult }[] = [];
   let stopping = false;
   let cycling: Promise<void> | undefined;
@@ -128,19 +131,21 @@ export function startWebhookWorker(
     }
     const free = settings.concurrency - running.size;
     if (free <= 0 || stopping || !claimable) return moreToFanOut;
-    const claimed = await claimDeliveries(db, {
-      token,
-      limit: free,
-      perEndpoint: settings.endpointConcurrency,
-      inFlight: perEndpoint,
-      leaseMs: LEASE_MS,
-    });
-    for (const claim of claimed) start(claim);
-    return moreToFanOut || claimed.length === free;
+    // New endpoints' probes and slow endpoints first, each out of its quarter, so busy prompt
+    // endpoints cannot keep them from their turn; then the prompt ones with what is left.
+    let left = free;
+    for (const plan of shares.plans(free)) {
+      const claim = plan(left);
+      if (claim.limit <= 0) continue;
+      const claimed = await claimDeliveries(db, { token, ...claim, leaseMs: LEASE_MS });
+      for (const delivery of claimed) start(delivery);
+      left -= claimed.length;
+    }
+    return moreToFanOut || left === 0;
   }
 
   function start(claim: ClaimedDelivery) {
-    perEndpoint.set(claim.endpointId, (perEndpoint.get(claim.endpointId) ?? 0) + 1);
+    shares.started(claim.endpointId, claim.id);
     const attempt = (async () => {
       const result: AttemptResult = claim.event
         ? await sendAttempt(
@@ -153,14 +158,12 @@ export function startWebhookWorker(
                 data: claim.event.data,
               }),
             },
-            { policy, agents, signal: stopAttempts.signal },
+            { policy, agents, signal: stopAttempts.signal, connectTimeoutMs: settings.connectTimeoutMs },
           ).catch((error: unknown) => ({ ok: false, responseStatus: null, error: `attempt failed: ${String(error)}` }))
         : { ok: false, responseStatus: null, error: 'the event is no longer kept (EVENT_RETENTION_DAYS)' };
       finished.push({ claim, result });
       running.delete(claim.id);
-      const left = (perEndpoint.get(claim.endpointId) ?? 1) - 1;
-      if (left > 0) perEndpoint.set(claim.endpointId, left);
-      else perEndpoint.delete(claim.endpointId);
+      shares.finished(claim.endpointId, claim.id, result.aborted ? undefined : result.responseStatus !== null);
       kick();
     })();
     running.set(claim.id, attempt);

@@ -7,12 +7,14 @@
 import type { IncomingMessage } from 'node:http';
 import {
   buildAuthMessage,
+  buildLinkMessage,
   buildSignInMessage,
   type Chain,
   DomainError,
   defaultSignInUri,
   isDomainError,
   isSignInDomain,
+  linkStatement,
   type SignInFormat,
   type VerifyBody,
 } from '@signal/core';
@@ -102,15 +104,21 @@ export function signInDomainWarning(config: Config): string | undefined {
   );
 }
 
-/** The exact text to sign for a nonce and what it carries. */
+/**
+ * The exact text to sign for a nonce and what it carries. A link nonce's text names the account
+ * it links to (plain: its own sentence; SIWE/SIWS: the statement), so it never reads as a sign-in
+ * and a sign-in message never as a link (CONTRACT.md, Version 4; docs/wallets.md).
+ */
 export function signInMessage(config: Config, nonce: string, record: NonceRecord): string {
   const { format, chainId, domain, issuedAt } = record;
-  if (!format || chainId === undefined || domain === undefined || issuedAt === undefined)
-    return buildAuthMessage(nonce);
+  const linkTo = record.purpose === 'link' ? record.userId : undefined;
+  if (!format || chainId === undefined || domain === undefined || issuedAt === undefined) {
+    return linkTo === undefined ? buildAuthMessage(nonce) : buildLinkMessage(nonce, linkTo);
+  }
   return buildSignInMessage(format, {
     domain,
     address: record.wallet,
-    statement: config.signInStatement,
+    statement: linkTo === undefined ? config.signInStatement : linkStatement(linkTo),
     uri: config.signInUri ?? defaultSignInUri(domain),
     chainId,
     nonce,

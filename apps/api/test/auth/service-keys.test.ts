@@ -96,6 +96,7 @@ describe.each(['postgres', 'pglite'] as const)('service keys on %s', (backend) =
       lastUsedAt: null,
       revokedAt: null,
       start: key.slice(0, 12),
+      createdBy: 'admin',
     });
     const row = await api.db.db
       .selectFrom('service_keys')

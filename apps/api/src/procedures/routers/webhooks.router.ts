@@ -1,7 +1,7 @@
 /**
  * Webhook endpoints (`webhooks:manage`; CONTRACT.md, "Events" → "Webhooks"): create (the
  * `whsec_` secret is in that answer only), list, read, edit, delete, and each endpoint's
- * deliveries log. The URL is checked against procedures/webhook-ssrf.ts's rules at creation and at every edit of
+ * deliveries log. The URL is checked against wire/webhook-target.ts's rules at creation and at every edit of
  * it (and again at every delivery, ops/webhook-send.ts). Delivery itself: ops/webhook-worker.ts.
  */
 import { randomBytes } from 'node:crypto';
@@ -28,11 +28,11 @@ import {
   updateWebhookEndpoint,
 } from '@signal/db';
 import { z } from 'zod';
+import { createHostResolver, resolveWebhookTarget, WebhookTargetError } from '../../wire/webhook-target.js';
 import type { Context } from '../context.js';
 import { resolvePaging } from '../paging.js';
 import { scopedProcedure } from '../service-auth.js';
 import { router } from '../trpc.js';
-import { createHostResolver, resolveWebhookTarget, WebhookTargetError } from '../webhook-ssrf.js';
 
 const manageProcedure = scopedProcedure('webhooks:manage');
 
@@ -53,9 +53,10 @@ async function checkUrl(ctx: Context, url: string): Promise<void> {
 
 const URL_RULES =
   'The URL must be https (http only with WEBHOOK_ALLOW_HTTP) and its host must be, and resolve only to, public ' +
-  'addresses: loopback, private, link-local, unique-local, CGNAT, "this network", multicast, broadcast and ' +
-  'cloud-metadata addresses are refused in any notation (400 `VALIDATION_ERROR`; WEBHOOK_ALLOW_PRIVATE allows ' +
-  'them for development). ';
+  "addresses: every range of IANA's IPv4 and IPv6 special-purpose registries (loopback, private, link-local, " +
+  'unique-local, CGNAT, "this network", documentation, …), multicast, broadcast and cloud-internal addresses ' +
+  '(169.254.169.254, 168.63.129.16) are refused in any notation (400 `VALIDATION_ERROR` naming the rule, ' +
+  '`private address` or `not https`; WEBHOOK_ALLOW_PRIVATE allows them for development). ';
 
 export const webhooksRouter = router({
   create: manageProcedure

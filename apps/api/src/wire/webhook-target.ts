@@ -1,6 +1,8 @@
 /**
  * Never a door inward (CONTRACT.md, "Webhooks"; docs/security.md, "Webhooks and SSRF"): a
- * webhook URL must name, and resolve to, public addresses only.
+ * webhook URL must name, and resolve to, public addresses only. In wire/ because both the
+ * webhook routes (procedures/) and the delivery worker (ops/) check targets, and it needs nothing
+ * of either: URL and address rules only.
  *
  * - The URL is parsed by the WHATWG parser (node's URL), which turns every IPv4 notation into
  *   dotted decimal first: `2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1` all become `127.0.0.1`,
@@ -8,16 +10,18 @@
  *   one canonical form.
  * - A name is resolved once per check (every address it has, A and AAAA); the host is refused
  *   when any of them is refused, so a name cannot hide one inward address among public ones.
- * - The caller connects to exactly the address checked (send.ts: `host` is that address, the
- *   name travels as Host and TLS servername), so a DNS answer that changes between the check
+ * - The caller connects to exactly the address checked (webhook-send.ts: `host` is that address,
+ *   the name travels as Host and TLS servername), so a DNS answer that changes between the check
  *   and the connection (rebinding) changes nothing.
- * - Refused: loopback, "this network" 0.0.0.0/8, private 10/8, 172.16/12, 192.168/16, CGNAT
- *   100.64/10, link-local 169.254/16 (cloud metadata 169.254.169.254 among them), IETF and
- *   documentation ranges, benchmarking 198.18/15, multicast, reserved 240/4 and broadcast; in
- *   IPv6 everything outside global unicast 2000::/3 (loopback, unspecified, unique-local fc00::/7
- *   with fd00:ec2::254, link-local fe80::/10, multicast), documentation and IETF ranges, and
- *   the forms that carry an IPv4 address (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4
- *   2002::/16) are judged by the IPv4 address they carry.
+ * - Refused: every range of IANA's IPv4 and IPv6 Special-Purpose Address Registries (whether
+ *   or not IANA marks it globally reachable: none is a place a webhook receiver lives), IPv4
+ *   multicast, 168.63.129.16 (a cloud platform's internal endpoint: DHCP, DNS, the instance's
+ *   agent), and in IPv6 everything outside global unicast 2000::/3. The forms that carry an IPv4
+ *   address (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are themselves registry
+ *   entries, so refused whatever they carry.
+ * - A refusal names the rule (`private address`, `not https`), never what a name resolved to:
+ *   the message goes back to the caller, and an answer "resolves to 127.0.0.1" would map the
+ *   service's own network for them (issue 42).
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
@@ -26,18 +30,28 @@ export class WebhookTargetError extends Error {
   override readonly name = 'WebhookTargetError';
 }
 
-/** IPv4 ranges refused, as [first address, prefix length, what it is]. */
+/** The rule a refused address breaks, in every refusal's message. */
+export const PRIVATE_ADDRESS = 'private address';
+
+/**
+ * IPv4 ranges refused, as [first address, prefix length, what it is]: IANA's IPv4 Special-Purpose
+ * Address Registry (RFC 6890 and its updates), multicast, and one cloud endpoint.
+ */
 const IPV4_REFUSED: readonly [string, number, string][] = [
   ['0.0.0.0', 8, '"this network"'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
+  ['10.0.0.0', 8, 'private-use'],
+  ['100.64.0.0', 10, 'shared address space (carrier-grade NAT)'],
   ['127.0.0.0', 8, 'loopback'],
+  ['168.63.129.16', 32, 'a cloud platform internal endpoint'],
   ['169.254.0.0', 16, 'link-local (cloud metadata)'],
-  ['172.16.0.0', 12, 'private'],
+  ['172.16.0.0', 12, 'private-use'],
   ['192.0.0.0', 24, 'IETF protocol assignments'],
   ['192.0.2.0', 24, 'documentation'],
+  ['192.31.196.0', 24, 'AS112'],
+  ['192.52.193.0', 24, 'AMT'],
   ['192.88.99.0', 24, '6to4 relay anycast'],
-  ['192.168.0.0', 16, 'private'],
+  ['192.168.0.0', 16, 'private-use'],
+  ['192.175.48.0', 24, 'AS112 direct delegation'],
   ['198.18.0.0', 15, 'benchmarking'],
   ['198.51.100.0', 24, 'documentation'],
   ['203.0.113.0', 24, 'documentation'],
@@ -79,35 +93,43 @@ function ipv6ToBigInt(address: string): bigint {
   return groups.reduce((value, group) => (value << 16n) | BigInt(Number.parseInt(group || '0', 16)), 0n);
 }
 
+/**
+ * IPv6 ranges refused inside global unicast 2000::/3 (everything outside it is refused anyway):
+ * IANA's IPv6 Special-Purpose Address Registry. Outside 2000::/3 the registry's ::1, ::,
+ * ::ffff:0:0/96, 64:ff9b::/96, 64:ff9b:1::/48, 100::/64, 100:0:0:1::/64, 5f00::/16, fc00::/7 and
+ * fe80::/10 are all refused by that rule, as multicast ff00::/8 is.
+ */
+const IPV6_REFUSED: readonly [string, number, string][] = [
+  ['2001::', 23, 'IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, AS112 among them)'],
+  ['2001:db8::', 32, 'documentation'],
+  ['2002::', 16, '6to4'],
+  ['2620:4f:8000::', 48, 'AS112 direct delegation'],
+  ['3fff::', 20, 'documentation'],
+];
+
+const IPV6_RANGES = IPV6_REFUSED.map(([prefix, bits, what]) => ({
+  shift: BigInt(128 - bits),
+  prefix: ipv6ToBigInt(prefix),
+  what,
+}));
+
 function inV6(value: bigint, prefix: string, bits: number): boolean {
   const shift = BigInt(128 - bits);
   return value >> shift === ipv6ToBigInt(prefix) >> shift;
 }
 
-function embeddedIpv4(value: bigint): string {
-  const v4 = Number(value & 0xffffffffn);
-  return [v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255].join('.');
-}
-
 function ipv6Refusal(address: string): string | undefined {
   const value = ipv6ToBigInt(address);
-  // Forms that carry an IPv4 address are judged by it (mapped, NAT64 well-known prefix).
-  if (inV6(value, '::ffff:0:0', 96) || inV6(value, '64:ff9b::', 96)) {
-    const carried = ipv4Refusal(embeddedIpv4(value));
-    return carried && `${carried} (IPv4 ${embeddedIpv4(value)} in IPv6)`;
-  }
-  if (inV6(value, '2002::', 16)) {
-    const carried = ipv4Refusal(embeddedIpv4(value >> 80n));
-    return carried && `${carried} (IPv4 ${embeddedIpv4(value >> 80n)} in 6to4)`;
-  }
+  if (inV6(value, '::ffff:0:0', 96)) return 'IPv4-mapped';
+  if (inV6(value, '64:ff9b::', 96) || inV6(value, '64:ff9b:1::', 48)) return 'NAT64';
   if (value === 0n) return 'unspecified';
   if (value === 1n) return 'loopback';
   if (inV6(value, 'fc00::', 7)) return 'unique-local (cloud metadata fd00:ec2::254 among them)';
   if (inV6(value, 'fe80::', 10)) return 'link-local';
   if (inV6(value, 'ff00::', 8)) return 'multicast';
-  if (inV6(value, '2001:db8::', 32)) return 'documentation';
-  if (inV6(value, '2001::', 23)) return 'IETF protocol assignments (Teredo among them)';
-  if (!inV6(value, '2000::', 3)) return 'not global unicast (reserved, IPv4-compatible or local NAT64)';
+  const range = IPV6_RANGES.find(({ shift, prefix }) => value >> shift === prefix >> shift);
+  if (range) return range.what;
+  if (!inV6(value, '2000::', 3)) return 'not global unicast (reserved, discard-only, IPv4-compatible or SRv6)';
   return undefined;
 }
 
@@ -168,7 +190,7 @@ export function parseWebhookUrl(text: string, policy: Pick<TargetPolicy, 'allowH
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
     throw new WebhookTargetError(
-      policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL (WEBHOOK_ALLOW_HTTP is off)',
+      policy.allowHttp ? 'not http or https: must be an http or https URL' : 'not https: must be an https URL',
     );
   }
   if (url.username || url.password) throw new WebhookTargetError('must not carry a user name or password');
@@ -202,13 +224,13 @@ export async function resolveWebhookTarget(text: string, policy: TargetPolicy): 
   } else {
     // RFC 6761: these names are loopback whatever a resolver says.
     if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
-      throw new WebhookTargetError(`host ${host} is loopback`);
+      throw new WebhookTargetError(`${PRIVATE_ADDRESS}: ${host} is loopback by definition`);
     }
     try {
       addresses = await policy.resolve(host);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new WebhookTargetError(`host ${host} does not resolve${code ? ` (${code})` : ''}`);
+    } catch {
+      // Not the resolver's error: its code and text describe the service's own DNS.
+      throw new WebhookTargetError(`host ${host} does not resolve`);
     }
     if (addresses.length === 0) throw new WebhookTargetError(`host ${host} does not resolve`);
   }
@@ -216,9 +238,9 @@ export async function resolveWebhookTarget(text: string, policy: TargetPolicy): 
     for (const { address } of addresses) {
       const reason = refusedAddressReason(address);
       if (reason) {
-        throw new WebhookTargetError(
-          literal ? `address ${address} is ${reason}` : `host ${host} resolves to ${address}, which is ${reason}`,
-        );
+        // A literal is the caller's own text, so its range may be named; for a name only the
+        // rule is: what it resolved to (or which kind of range) describes the service's network.
+        throw new WebhookTargetError(literal ? `${PRIVATE_ADDRESS}: ${address} is ${reason}` : PRIVATE_ADDRESS);
       }
     }
   }
