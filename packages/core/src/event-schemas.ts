@@ -4,7 +4,7 @@
  * otherwise have to read back at once (a follow's count after it); the rest is one read away.
  */
 import { z } from 'zod';
-import { boundedText, serviceLimitParam } from './schema-shapes.js';
+import { boundedText, serviceLimitParam, subscriptionInput } from './schema-shapes.js';
 import { ChainSchema, MAX_CURSOR_LENGTH } from './schemas.js';
 import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
@@ -105,7 +105,7 @@ export type EventPage = z.infer<typeof EventPageSchema>;
  * `lastEventId` (an event id the stream, the feed, the bus or a webhook gave). tRPC's
  * `httpSubscriptionLink` sets `lastEventId` itself when it reconnects.
  */
-export const EventStreamInputSchema = z.object({
+export const EventStreamInputSchema = subscriptionInput({
   lastEventId: boundedText(64).describe('Resume right after this event (its id); from now on without it').nullish(),
   types: z.array(EventTypeSchema).min(1, 'must name at least one type').max(EVENT_TYPES.length).optional(),
 });
