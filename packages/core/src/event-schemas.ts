@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { boundedText, serviceLimitParam, subscriptionInput } from './schema-shapes.js';
 import { ChainSchema, MAX_CURSOR_LENGTH } from './schemas.js';
-import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
 const id = z.number().int().positive();
 const userId = id.describe('The user');
@@ -27,7 +26,10 @@ const followData = z.object({
 });
 const providerData = z.object({ providerId });
 
-/** The `data` of each event type. */
+/**
+ * The `data` of each event type, and so the types themselves: a new event type is one entry here
+ * (then its writer's `appendEvents` call, and its row in docs/events.md).
+ */
 export const EVENT_DATA_SCHEMAS = {
   'user.created': walletData.describe('A user signed in for the first time: the user and the wallet that signed'),
   'session.created': sessionData.describe('A sign-in started a session'),
@@ -41,7 +43,12 @@ export const EVENT_DATA_SCHEMAS = {
   'provider.stats.updated': providerData.describe('A provider’s published performance changed'),
   'wallet.linked': walletData.describe('A wallet was linked to a user'),
   'wallet.unlinked': walletData.describe('A wallet was unlinked from a user'),
-} as const satisfies Record<EventType, z.ZodType>;
+} as const;
+
+/** Every change the service announces (CONTRACT.md, "Events"): the keys of EVENT_DATA_SCHEMAS, in its order. */
+export type EventType = keyof typeof EVENT_DATA_SCHEMAS;
+export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as [EventType, ...EventType[]];
+export const EventTypeSchema = z.enum(EVENT_TYPES).describe('An event type');
 
 export type EventData<T extends EventType = EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;
 
