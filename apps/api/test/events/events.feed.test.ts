@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { purgeEvents } from '@signal/db';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { feedNumbered } from '../events-support.js';
 import {
@@ -185,6 +186,31 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
       'user.created',
       'session.created',
     ]);
+  });
+
+  it('a read only reads: 30 feed reads write nothing to the feed’s tables', async () => {
+    await signIn(api, evmWallet());
+    await feedNumbered(api);
+    /** Rows written to events and event_feed_state, as the database counts them. */
+    const written = async () => {
+      // A backend's statistics reach these views at most once a second, once it is idle.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const { rows } = await sql<{ written: string }>`
+        select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::text as written from pg_stat_user_tables
+        where relname in ('events', 'event_feed_state')
+      `.execute(api.db.db);
+      return Number(rows[0]?.written);
+    };
+    const before = await written();
+    for (let i = 0; i < 30; i++) {
+      const reply = await call(api, 'GET', `/events?limit=1000${i % 2 ? '&types=user.created' : ''}`, {
+        token: reader,
+      });
+      expect(reply.status).toBe(200);
+    }
+    await trpcClient(api, reader).events.feed.query({});
+    // Before the pump, each read ran the sequencer, which wrote event_feed_state's row: 31 rows.
+    expect((await written()) - before).toBe(0);
   });
 
   it('metrics: events written (numbered) and the feed lag', async () => {
