@@ -1,5 +1,5 @@
 // CI: is a NATS server with JetStream at NATS_URL (default nats://127.0.0.1:4222)? The bus tests
-// (test/events.bus.test.ts) publish to it. Prints the server and JetStream's account limits, or
+// (test/events/events.bus.test.ts) publish to it. Prints the server and JetStream's account limits, or
 // says plainly what is missing and exits 1.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';

@@ -233,7 +233,7 @@ async function runCatalogue(
   // METRICS=true and without, neither serving anything before the row. Not `running` as the
   // side without: a server that has served other requests (sign-ins, the parity check, earlier
   // rows) has grown its heap already, and the fresh one then pays that growth (promotions,
-  // major GCs, up to +30 % CPU per request) in the measured rounds (BENCH.md, "Metrics cost").
+  // major GCs, up to +30 % CPU per request) in the measured rounds (LAB-NOTES.md, "Metrics cost").
   const metricsSpec = apiSpec(catalogue, privateKeyPem);
   const metricsApi = wanted(METRICS_KEY)
     ? await startServer({

@@ -2,7 +2,7 @@
  * The per-request cost of metrics measured directly, in one process: what `observe` and the
  * `finish` it listens for cost on real node:http request and response objects, against the
  * same loop without them (7 alternating rounds of 300,000, medians). Takes an API build's dist
- * folder, so two builds compare side by side (BENCH.md, "Metrics cost"):
+ * folder, so two builds compare side by side (LAB-NOTES.md, "Metrics cost"):
  *
  *   node dist/metrics-observe.js ../api/dist
  */

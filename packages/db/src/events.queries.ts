@@ -110,7 +110,7 @@ export function toEvent(row: Pick<EventRow, 'id' | 'type' | 'data' | 'occurred_a
  * `occurred_at` as the wire's ISO 8601 text, made by PostgreSQL: the same string as
  * `toISOString()` of the Date pg would give (UTC, milliseconds, the microseconds cut off as the
  * Date cuts them), without pg's Date parsing, which was a third of a feed page's CPU in the API
- * (apps/bench/BENCH.md, "Events: the feed").
+ * (apps/bench/LAB-NOTES.md, "Events: the feed").
  */
 const OCCURRED_AT_ISO = isoTimestamp('e.occurred_at');
 

@@ -1,7 +1,7 @@
 /**
  * The procedures' answers checked by compiled code (core's `compileAnswerCheck`) before zod: a
- * list page no longer costs zod's copy of 21 objects per request (BENCH.md, "tRPC 11 and zod
- * 4"). Switched on once, for the whole router, where it is built (routers/index.ts); the schema
+ * list page no longer costs zod's copy of 21 objects per request (LAB-NOTES.md, "tRPC 11 and zod
+ * 4"). Switched on once, for the whole router, where it is built (procedures/routers/index.ts); the schema
  * of each procedure is the one its `.output()` names, so no list is kept by hand.
  *
  * tRPC checks an answer in the middleware `.output()` adds (`outputValidatorMiddleware`). Here

@@ -1,5 +1,5 @@
 /**
- * The one procedure call both transports make (http/rest.ts, http/trpc.ts): a procedure run as
+ * The one procedure call both transports make (http/rest.ts, fast-path/trpc-dispatch.ts): a procedure run as
  * tRPC 11's own `callTRPCProcedure` runs it, through its middleware chain (tRPC's error
  * formatting, our middlewares, the input check, the answer check, the resolver), with the same
  * options at every level, the same merging of `next({ ctx, input })`, and a throw turned into a
@@ -7,13 +7,13 @@
  *
  * What differs is the cost. tRPC builds each level's options by copying the previous level's
  * twice (object spreads compiled to a helper, `_objectSpread2`), plus the procedure lookup's
- * own async step; here each level gets one object literal (figures in BENCH.md, "tRPC 11 and
+ * own async step; here each level gets one object literal (figures in LAB-NOTES.md, "tRPC 11 and
  * zod 4"). It reads the procedure's `_def` (its middlewares, type and meta; `ProcedureDef`
  * below, which answer-checks.ts reads too); tRPC is pinned to one version (the catalog in
  * pnpm-workspace.yaml, checked by test/fast-path/trpc-internals.test.ts), and the whole API
  * test suite runs through this call. With this call, tRPC's `_objectSpread2` runs only while
  * the router is built, never per request, so the pnpm patch that once sped it up is gone
- * (BENCH.md, "Instructions per request").
+ * (LAB-NOTES.md, "Instructions per request").
  */
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import { getTRPCErrorFromUnknown, middlewareMarker } from '@trpc/server/unstable-core-do-not-import';

@@ -195,7 +195,7 @@ export const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, OpenAPIV3.H
 
 /**
  * What the host can answer to any request before (or beside) its operation: an unreadable
- * request (http/limits.ts), no route for the URL (http/rest.ts), a bug.
+ * request (wire/limits.ts), no route for the URL (http/rest.ts), a bug.
  */
 export const ANY_OPERATION: readonly ErrorCode[] = ['VALIDATION_ERROR', 'NOT_FOUND', 'INTERNAL_ERROR'];
 

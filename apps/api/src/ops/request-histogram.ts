@@ -32,7 +32,7 @@ interface Series {
  * which on every observation (even through a label child) copies the labels into a new object,
  * checks them, hashes them into a string key by sorting their names, and looks a bucket up by
  * a number turned into a property name: more than the rest of the metrics' per-request work
- * together (BENCH.md, "Metrics cost"). Here an observation is a look-up of the route's few
+ * together (apps/bench/LAB-NOTES.md, "Metrics cost"). Here an observation is a look-up of the route's few
  * series (the route label is a template string of the route table, its hash kept by V8), a
  * compare of method and status, a bucket search and three additions; the series are turned
  * into prom-client's exposition only at a scrape. The per-request listener is one function for

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { IMMUTABLE_CACHE, PAGE_CACHE, type Route, sendStatic, staticAsset } from './static.js';
 
 /**
- * apps/web/dist, found from this module: `src/http/web.ts` under vitest and `dist/http/web.js`
+ * apps/web/dist, found from this module: `src/pages/web.ts` under vitest and `dist/pages/web.js`
  * when built sit at the same depth of apps/api, so the path is the same from either.
  */
 export const WEB_DIST_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

@@ -27,7 +27,7 @@ export type Meta = OpenApiMeta<{
   idempotent?: true;
   /** Set on a public read whose answer may be cached (ETag, answer cache): see cache-policy.ts. */
   cache?: CacheMeta;
-  /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (http/body.ts). */
+  /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (wire/body.ts). */
   maxBodyBytes?: number;
   openapi?: {
     example?: { request?: Record<string, unknown>; response?: unknown };

@@ -24,7 +24,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   // A request that declares no body has none (HTTP/1.1 framing: no Transfer-Encoding and a
   // Content-Length of 0 or none, which node's parser enforces): the answer is the empty body's
   // without opening the stream's async iterator (listeners, promises) for zero bytes, which
-  // follow and unfollow did on every request (BENCH.md, "Issue 29's gate"). node discards the
+  // follow and unfollow did on every request (apps/bench/LAB-NOTES.md, "Issue 29's gate"). node discards the
   // unread (empty) stream when the response ends.
   if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return undefined;
   const declared = Number(length);

@@ -1,6 +1,6 @@
 /**
- * The provider catalogue over REST: the page envelope and its defaults, every sort in both
- * directions checked against the rows in the database (ties broken by id), walking every
+ * The provider catalogue over REST: the page envelope and its defaults, the four Version 1 sorts
+ * in both directions (the figure sorts: search.figures.test.ts, and cursor.test.ts walks all) checked against the rows in the database (ties broken by id), walking every
  * page, detail and stats consistent with the list and with the follow relation, and 404s for
  * unknown ids. The full set runs on PostgreSQL; the main checks run once more on PGlite.
  */
@@ -391,7 +391,7 @@ describe('provider catalogue on pglite', () => {
   const N = 23;
   const { api, user } = useApiWithUser('pglite', { env: { SEED_PROVIDERS: String(N) } });
 
-  it('list defaults, envelope, every sort and page walk, detail, stats, follow, 404s', async () => {
+  it('list defaults, envelope, the four Version 1 sorts and page walk, detail, stats, follow, 404s', async () => {
     const rows = await seededProviders(api, N);
     await checkDefaults(api, N);
     for (const sortBy of SORTS) {

@@ -17,19 +17,30 @@ beforeAll(async () => {
 describe('the document and the routes agree', () => {
   it('every operation of /openapi.json is served at its path and method', async () => {
     const document = (await call<OpenAPIV3.Document>(api, 'GET', '/openapi.json')).body;
+    const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      (['get', 'post', 'delete'] as const).filter((method) => item?.[method]).map((method) => ({ path, method })),
+      Object.keys(item ?? {})
+        .filter((key) => methods.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(operations.length).toBeGreaterThanOrEqual(12);
+    // Every method the document uses is walked (PATCH included), and there are more than a few.
+    expect(new Set(operations.map((operation) => operation.split(' ')[0]))).toEqual(
+      new Set(['GET', 'POST', 'PATCH', 'DELETE']),
+    );
+    // 34 on 2 Dec 2026 (the provider chart, left out of the document, is not among them yet).
+    expect(operations.length).toBeGreaterThanOrEqual(34);
     // A session of its own: POST /auth/logout among the operations ends it.
     const own = (await signIn(api, evmWallet())).token;
-    for (const { path, method } of operations) {
-      const reply = await call(api, method.toUpperCase(), path.replace('{id}', '1'), { token: own });
+    const served: string[] = [];
+    for (const operation of operations) {
+      const [method, path] = operation.split(' ') as [string, string];
+      // Every path parameter ({id}, {wallet}, ...) gets a value; a wrong one is the operation's own 4xx.
+      const reply = await call(api, method, path.replace(/\{[^}]+\}/g, '1'), { token: own });
       // Whatever the operation answers (200, 400 for a missing parameter...), it is not "no route".
       const message = String(reply.body?.message ?? '');
-      expect(message, `${method} ${path}`).not.toMatch(/No such endpoint|is not served/);
-      expect(reply.status, `${method} ${path}`).toBeLessThan(500);
+      if (!/No such endpoint|is not served/.test(message) && reply.status < 500) served.push(operation);
     }
+    expect(served).toEqual(operations);
   });
 });
 

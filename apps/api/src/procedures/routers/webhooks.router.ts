@@ -1,8 +1,8 @@
 /**
  * Webhook endpoints (`webhooks:manage`; CONTRACT.md, "Events" → "Webhooks"): create (the
  * `whsec_` secret is in that answer only), list, read, edit, delete, and each endpoint's
- * deliveries log. The URL is checked against ssrf.ts's rules at creation and at every edit of
- * it (and again at every delivery, webhooks/send.ts). Delivery itself: webhooks/worker.ts.
+ * deliveries log. The URL is checked against procedures/webhook-ssrf.ts's rules at creation and at every edit of
+ * it (and again at every delivery, ops/webhook-send.ts). Delivery itself: ops/webhook-worker.ts.
  */
 import { randomBytes } from 'node:crypto';
 import {
