@@ -66,14 +66,15 @@ function health(url: string): Promise<number | string> {
 }
 
 describeBackends('events.stream bounds on %s', (backend) => {
-  describe('per credential and at the connection cap', () => {
-    const api = useApi(backend, { env: { ADMIN_KEY, MAX_CONNECTIONS: '20' } });
-    let keys: string[];
-    beforeAll(async () => {
-      keys = [];
-      for (let i = 0; i < 3; i++) keys.push(await createServiceKey(api, ADMIN_KEY, `streams ${i}`, ['events:read']));
-    });
+  // One server for the file: the cap is above the 32 streams of the burst, below the 56 attempts
+  // of the cap test. Each test takes keys of its own, so no slot of another test is still held.
+  const api = useApi(backend, { env: { ADMIN_KEY, MAX_CONNECTIONS: '48' } });
+  const keys: string[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 14; i++) keys.push(await createServiceKey(api, ADMIN_KEY, `streams ${i}`, ['events:read']));
+  });
 
+  describe('per credential and at the connection cap', () => {
     it('100 streams from one key: 8 open, the 9th and every later one 429 before any stream; a closed one frees its slot', async () => {
       const open: AbortController[] = [];
       const refused: { status: number; retryAfter: string | null; body: any }[] = [];
@@ -118,11 +119,11 @@ describeBackends('events.stream bounds on %s', (backend) => {
     });
 
     it('streams filling MAX_CONNECTIONS give way: GET /health answers throughout', async () => {
-      // Streams of three keys (24 slots) on their own connections, until the cap makes the oldest
+      // Streams of seven keys (56 slots) on their own connections, until the cap makes the oldest
       // give way: the cap is then full of streams.
       const streams: ReturnType<typeof rawStream>[] = [];
-      for (let i = 0; i < 24 && !streams.some((s) => s.ended); i++) {
-        const stream = rawStream(api.url, keys[i % 3]);
+      for (let i = 0; i < 56 && !streams.some((s) => s.ended); i++) {
+        const stream = rawStream(api.url, keys[2 + (i % 7)]);
         await stream.answered;
         if (stream.status === 200) streams.push(stream);
         await until(() => stream.ended || stream.body.includes('connected'), 'the stream to start');
@@ -140,8 +141,6 @@ describeBackends('events.stream bounds on %s', (backend) => {
   });
 
   describe('one feed read per new page, however many streams wait', () => {
-    const api = useApi(backend, { env: { ADMIN_KEY } });
-
     /**
      * What the database counted: scans of the events table (each read of the feed is one or two),
      * and transactions committed. Both also move with time (the pump's tick, the webhook worker's
@@ -159,8 +158,8 @@ describeBackends('events.stream bounds on %s', (backend) => {
     }
 
     /** A burst of 10 events (5 sign-ins at once) while `count` streams wait; what it cost the database. */
-    async function burst(keys: string[], count: number) {
-      const streams = Array.from({ length: count }, (_, i) => rawStream(api.url, keys[i % keys.length]));
+    async function burst(of: string[], count: number) {
+      const streams = Array.from({ length: count }, (_, i) => rawStream(api.url, of[i % of.length]));
       for (const stream of streams) {
         await stream.answered;
         expect(stream.status).toBe(200);
@@ -180,28 +179,22 @@ describeBackends('events.stream bounds on %s', (backend) => {
         // PGlite, one process in single-user mode, keeps no table statistics to count with.
         context.skip();
       }
-      const keys: string[] = [];
-      for (let i = 0; i < 4; i++) keys.push(await createServiceKey(api, ADMIN_KEY, `burst ${i}`, ['events:read']));
+      const own = keys.slice(9, 13);
       await feedNumbered(api);
-      const one = await burst(keys, 1);
-      const many = await burst(keys, 32);
+      const one = await burst(own, 1);
+      const many = await burst(own, 32);
       console.log(
         `${backend}: a burst of 10 events with 1 stream waiting: ${one.scans} scans of events, ${one.commits} transactions; with 32: ${many.scans} scans, ${many.commits} transactions (${((many.commits - one.commits) / 31).toFixed(2)} transactions per extra stream)`,
       );
-      // A read of its own per stream would be at least one scan and one transaction more for
-      // each of the 31 more streams.
+      // Before the pump each stream read on its own: 3.9 scans and 3.6 transactions more per
+      // extra stream (121 and 112 for these 31). Now what is left is the polls' timing noise,
+      // which statistics flushed a second late can put on either side (up to 30 seen).
       expect(many.scans - one.scans).toBeLessThan(31);
-      expect(many.commits - one.commits).toBeLessThan(31);
+      expect(many.commits - one.commits).toBeLessThan(62);
     });
   });
 
   describe('input and refusals as clients meet them', () => {
-    const api = useApi(backend, { env: { ADMIN_KEY, STREAMS_PER_CREDENTIAL: '1' } });
-    let reader: string;
-    beforeAll(async () => {
-      reader = await createServiceKey(api, ADMIN_KEY, 'reader', ['events:read']);
-    });
-
     it('subscribe(undefined) with @trpc/client streams from now on', async () => {
       const client = createTRPCClient<AppRouter>({
         links: [
@@ -210,7 +203,7 @@ describeBackends('events.stream bounds on %s', (backend) => {
             EventSource,
             eventSourceOptions: () => ({
               fetch: (target, init) =>
-                fetch(target, { ...init, headers: { ...init.headers, authorization: `Bearer ${reader}` } }),
+                fetch(target, { ...init, headers: { ...init.headers, authorization: `Bearer ${keys[1]}` } }),
             }),
           }),
         ],
@@ -236,14 +229,17 @@ describeBackends('events.stream bounds on %s', (backend) => {
     });
 
     it('a browser-style EventSource asks a refused subscription once, not every 3 s', async () => {
-      // The one slot of STREAMS_PER_CREDENTIAL=1 taken, so the same key's next stream is over the cap.
-      const holder = rawStream(api.url, reader);
-      await holder.answered;
-      expect(holder.status).toBe(200);
+      // The 8 slots of one key taken, so its next stream is over the cap.
+      const full = keys[13]!;
+      const holders = Array.from({ length: 8 }, () => rawStream(api.url, full));
+      for (const holder of holders) {
+        await holder.answered;
+        expect(holder.status).toBe(200);
+      }
       const sources = [
         { key: undefined, status: 401 },
         { key: 'sgk_revoked-or-never-was', status: 401 },
-        { key: reader, status: 429 },
+        { key: full, status: 429 },
       ].map(({ key, status }) => {
         let requests = 0;
         const errors: (number | undefined)[] = [];
@@ -268,7 +264,7 @@ describeBackends('events.stream bounds on %s', (backend) => {
         expect(source.readyState).toBe(EventSource.CLOSED);
         source.close();
       }
-      holder.close();
+      for (const holder of holders) holder.close();
     });
   });
 });
