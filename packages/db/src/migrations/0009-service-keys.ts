@@ -7,7 +7,7 @@ import { statementsMigration } from './statements.js';
  * without a server-side pepper cannot be reversed by guessing), and `start`, its first
  * characters, for an operator to recognise a key. Every request with a key reads its row
  * (revocation holds from the next request on every server); last_used_at is written in
- * batches, not per request (apps/api/src/ops/service-key-usage.ts).
+ * batches, not per request (apps/api/src/procedures/service-key-usage.ts).
  */
 export const { up } = statementsMigration([
   sql`
