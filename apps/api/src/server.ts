@@ -18,8 +18,7 @@ import { webhookMetrics } from './ops/webhook-metrics.js';
 import { startWebhookWorker, type WebhookWorker, webhookWarnings } from './ops/webhook-worker.js';
 import type { Services } from './procedures/context.js';
 import { answersCheckedByZodAlone } from './procedures/routers/index.js';
-import { flushServiceKeyUsage } from './procedures/service-key-usage.js';
-import { createHost, createServices } from './services.js';
+import { type BuiltServices, createHost, createServices } from './services.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES } from './wire/limits.js';
 
 export interface ServerOptions {
@@ -46,6 +45,7 @@ export function createServer(options: ServerOptions) {
   const { config } = options;
   let server: Server | undefined;
   let services: Services | undefined;
+  let built: BuiltServices | undefined;
   let maintenance: Maintenance | undefined;
   let metricsListener: { url: string; close(): Promise<void> } | undefined;
   let closing = false;
@@ -55,12 +55,12 @@ export function createServer(options: ServerOptions) {
   const inFlight = handlersInFlight();
 
   async function start(): Promise<RunningServer> {
-    const built = await createServices(options);
+    built = await createServices(options);
     services = built.services;
     // Before listening: the first pass signs a new log's first checkpoint, and every server then
     // has a checkpoint to serve from its first request on.
     await services.logSequencer.start();
-    const { metrics } = built;
+    const { metrics, pump } = built;
     const isClosing = () => closing;
     const host = createHost(built, { webDistDir: options.webDistDir, isClosing });
     streams = host.streams;
@@ -115,9 +115,11 @@ export function createServer(options: ServerOptions) {
     maintenance = startMaintenance(services);
     for (const warning of webhookWarnings(config)) services.log.warn(warning);
     const onDelivery = metrics && webhookMetrics(metrics, services);
-    webhooks = startWebhookWorker(services, { onOutcome: onDelivery });
+    const worker = startWebhookWorker(services, { onOutcome: onDelivery });
+    webhooks = worker;
+    pump.onAdvance(() => worker.feedMoved());
     if (config.eventBusUrl) {
-      relay = startEventRelay(services, services.feedWatcher, config.eventBusUrl);
+      relay = startEventRelay(services, pump, config.eventBusUrl);
       if (metrics) relayMetrics(metrics, services, relay);
     }
     return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
@@ -158,9 +160,9 @@ export function createServer(options: ServerOptions) {
     await webhooksStopped;
     await maintenance?.stop();
     await relay?.stop();
-    services?.feedWatcher.stop();
+    built?.pump.stop();
     await services?.logSequencer.stop();
-    if (services) await flushServiceKeyUsage(services);
+    await built?.keyUsage.flush();
     await services?.replica?.close();
     await services?.database.close();
     if (!config.databaseUrl) await restrictToOwner(join(config.dataDir, 'pglite'));

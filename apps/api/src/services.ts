@@ -21,24 +21,26 @@ import { createHandler, type Handler, logFailure, type StreamHandler } from './h
 import { trpcStreamHandler } from './http/trpc-stream.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { eventMetrics } from './ops/event-metrics.js';
+import { type FeedPump, startFeedPump } from './ops/feed-pump.js';
 import { createLogger, withUrlRedaction } from './ops/logger.js';
 import { answerScrape, createMetrics, type Metrics, replicaMetrics } from './ops/metrics.js';
+import { createServiceKeyUsage, type ServiceKeyUsage } from './ops/service-key-usage.js';
 import { AVATAR_PATH, renderAvatar } from './pages/avatar.js';
 import { docsRoutes } from './pages/docs.js';
 import { LOG_TILE_PREFIX, logFileRoutes } from './pages/log-files.js';
 import { webRoutes } from './pages/web.js';
 import { cachePolicies, cacheReads } from './procedures/cache-policy.js';
 import { contextFactory, type Services } from './procedures/context.js';
-import { createFeedWatcher } from './procedures/feed-watcher.js';
 import { createLogSequencer } from './procedures/log-sequencer.js';
 import { openReadReplica } from './procedures/read-replica.js';
 import { appRouter } from './procedures/routers/index.js';
 import { signInDomainWarning } from './procedures/sign-in.js';
+import { createStreamSlots } from './procedures/stream-slots.js';
 import { toWireError } from './wire/errors.js';
 import { sendError, sendJson } from './wire/respond.js';
 
-/** How often the feed's head is polled while a stream or the relay waits (procedures/feed-watcher.ts). */
-const FEED_POLL_MS = 200;
+/** How often the feed pump numbers what committed and looks for a new head (ops/feed-pump.ts). */
+const FEED_PUMP_MS = 200;
 const READY_TIMEOUT_MS = 2_000;
 
 export interface ServiceOptions {
@@ -52,6 +54,10 @@ export interface BuiltServices {
   services: Services;
   /** The whole of /metrics (procedures see only the counters they feed): set with METRICS or METRICS_PORT. */
   metrics?: Metrics;
+  /** The process's feed pump (stopped by the server's stop), which services.feed reads. */
+  pump: FeedPump;
+  /** lastUsedAt gathered for services.keyUsage, flushed at stop. */
+  keyUsage: ServiceKeyUsage;
 }
 
 /** Opens the database (migrated, seeded when asked) and builds every service on it. */
@@ -109,7 +115,8 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
       : undefined;
     const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
     const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
-    const feedWatcher = createFeedWatcher({ database, log }, { intervalMs: FEED_POLL_MS });
+    const pump = startFeedPump({ database, log }, { intervalMs: FEED_PUMP_MS });
+    const keyUsage = createServiceKeyUsage({ database, log });
     const logSequencer = createLogSequencer({ database, log }, logSigner);
     replica = await openReadReplica(config, database, log);
     const services: Services = {
@@ -121,7 +128,9 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
       now,
       log,
       evmChain,
-      feedWatcher,
+      feed: pump,
+      streams: createStreamSlots(config.streamsPerCredential),
+      keyUsage,
       logSequencer,
       ...(metrics ? { metrics } : {}),
       ...(replica ? { replica } : {}),
@@ -130,7 +139,7 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
       eventMetrics(metrics, services);
       if (replica) replicaMetrics(metrics, replica);
     }
-    return { services, ...(metrics ? { metrics } : {}) };
+    return { services, pump, keyUsage, ...(metrics ? { metrics } : {}) };
   } catch (error) {
     await replica?.close().catch(() => {});
     await database.close().catch(() => {});

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { type DatabaseHandle, feedState } from '@signal/db';
 import { expect } from 'vitest';
 import { call } from './harness.js';
 
@@ -18,8 +19,17 @@ export interface WireEvent {
   data: Record<string, unknown>;
 }
 
-/** Every event of the feed from its start, in feed order (GET /events, pages of 1,000). */
-export async function readWholeFeed(api: { url: string }, token: string): Promise<WireEvent[]> {
+/**
+ * Waits until the server's feed pump has numbered every committed event: a feed read shows an
+ * event within about one pump interval of its commit, not at once (docs/events.md, "The pump").
+ */
+export async function feedNumbered(api: { db: DatabaseHandle }): Promise<void> {
+  await until(async () => !(await feedState(api.db.db)).unnumbered, 'the feed pump to number what committed');
+}
+
+/** Every event of the feed from its start, in feed order (GET /events, pages of 1,000), once numbered. */
+export async function readWholeFeed(api: { url: string; db: DatabaseHandle }, token: string): Promise<WireEvent[]> {
+  await feedNumbered(api);
   const items: WireEvent[] = [];
   let cursor: string | undefined;
   for (;;) {
@@ -72,7 +82,7 @@ export const streamMessageCount = (jsm: JetStreamManager, stream: string) =>
 export async function expectStreamHoldsFeed(
   jsm: JetStreamManager,
   stream: string,
-  api: { url: string },
+  api: { url: string; db: DatabaseHandle },
   token: string,
   attempts?: number,
 ) {

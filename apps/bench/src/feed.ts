@@ -4,12 +4,13 @@
  * next, as a consumer catching up would. Target (issue 27): ≥ 20,000 events/s.
  *
  * The catalogue's events are replaced by FEED_EVENTS follow events written straight into the
- * outbox and numbered by the sequencer (the service's own `sequenceEvents`), so every run reads
+ * outbox and numbered by the service's own feed pump before the rounds start, so every run reads
  * the same feed. The API serves it alone (no other load); rounds are timed whole, the median
  * is reported. Requests per second of the consumer's loop are a wall-clock figure: noisy on a
  * busy machine, like every req/s row.
  */
-import { createDatabase, sequenceEvents } from '@signal/db';
+import type { EventType } from '@signal/core';
+import { createDatabase, feedState } from '@signal/db';
 import pg from 'pg';
 import { median } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
@@ -20,7 +21,10 @@ export const FEED_TARGET_EVENTS_PER_SECOND = 20_000;
 const FEED_EVENTS = 100_000;
 const PAGE = 1_000;
 
-/** Replaces the catalogue's events with `count` numbered follow events. */
+/** The type of the bench's events: a value of core's EventType, passed as a parameter. */
+const FOLLOWED: EventType = 'follow.created';
+
+/** Replaces the catalogue's events with `count` follow events (the API's pump numbers them). */
 async function fillFeed(url: string, count: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -28,16 +32,20 @@ async function fillFeed(url: string, count: number): Promise<void> {
     await client.query('delete from events');
     await client.query(
       `insert into events (type, data)
-       select 'follow.created', jsonb_build_object('userId', i, 'providerId', 1 + i % 1000, 'followerCount', i)
+       select $2::text, jsonb_build_object('userId', i, 'providerId', 1 + i % 1000, 'followerCount', i)
        from generate_series(1, $1::int) i`,
-      [count],
+      [count, FOLLOWED],
     );
   } finally {
     await client.end();
   }
+}
+
+/** Waits until the running API's feed pump has numbered every event. */
+async function feedNumbered(url: string): Promise<void> {
   const database = createDatabase({ url, poolSize: 1 });
   try {
-    while ((await sequenceEvents(database.db, 50_000)) > 0);
+    while ((await feedState(database.db)).unnumbered) await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     await database.close();
   }
@@ -74,6 +82,7 @@ export async function feedRow(options: {
   await fillFeed(options.catalogueUrl, FEED_EVENTS);
   const server = await startServer({ ...options.spec, env: { ...options.spec.env, ADMIN_KEY: key } });
   try {
+    await feedNumbered(options.catalogueUrl);
     await readFeed(server.url, key); // warm-up: JIT, caches, the feed's pages in PostgreSQL's buffers
     const rounds: { events: number; ms: number; pageMs: number[] }[] = [];
     const cpuBefore = await server.cpuMs();

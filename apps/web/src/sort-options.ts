@@ -1,5 +1,5 @@
 /** How each sort of the catalogue reads, and which order a first choice of it asks for. */
-import type { Order, SortBy } from './router';
+import type { SortOrder as Order, ProviderSortBy as SortBy } from '@signal/sdk';
 
 export interface SortOption {
   label: string;

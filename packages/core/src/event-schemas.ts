@@ -4,9 +4,8 @@
  * otherwise have to read back at once (a follow's count after it); the rest is one read away.
  */
 import { z } from 'zod';
-import { boundedText, serviceLimitParam } from './schema-shapes.js';
+import { boundedText, serviceLimitParam, subscriptionInput } from './schema-shapes.js';
 import { ChainSchema, MAX_CURSOR_LENGTH } from './schemas.js';
-import { EVENT_TYPES, type EventType, EventTypeSchema } from './service-vocabulary.js';
 
 const id = z.number().int().positive();
 const userId = id.describe('The user');
@@ -31,7 +30,10 @@ const publisherData = z.object({
   providerId,
 });
 
-/** The `data` of each event type. */
+/**
+ * The `data` of each event type, and so the types themselves: a new event type is one entry here
+ * (then its writer's `appendEvents` call, and its row in docs/events.md).
+ */
 export const EVENT_DATA_SCHEMAS = {
   'user.created': walletData.describe('A user signed in for the first time: the user and the wallet that signed'),
   'session.created': sessionData.describe('A sign-in started a session'),
@@ -51,7 +53,12 @@ export const EVENT_DATA_SCHEMAS = {
   'publisher.removed': publisherData.describe(
     'A publisher wallet was removed from a provider (also a `publisher.removed` log entry)',
   ),
-} as const satisfies Record<EventType, z.ZodType>;
+} as const;
+
+/** Every change the service announces (CONTRACT.md, "Events"): the keys of EVENT_DATA_SCHEMAS, in its order. */
+export type EventType = keyof typeof EVENT_DATA_SCHEMAS;
+export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as [EventType, ...EventType[]];
+export const EventTypeSchema = z.enum(EVENT_TYPES).describe('An event type');
 
 export type EventData<T extends EventType = EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;
 
@@ -115,7 +122,7 @@ export type EventPage = z.infer<typeof EventPageSchema>;
  * `lastEventId` (an event id the stream, the feed, the bus or a webhook gave). tRPC's
  * `httpSubscriptionLink` sets `lastEventId` itself when it reconnects.
  */
-export const EventStreamInputSchema = z.object({
+export const EventStreamInputSchema = subscriptionInput({
   lastEventId: boundedText(64).describe('Resume right after this event (its id); from now on without it').nullish(),
   types: z.array(EventTypeSchema).min(1, 'must name at least one type').max(EVENT_TYPES.length).optional(),
 });

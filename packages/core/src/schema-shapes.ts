@@ -39,3 +39,10 @@ export function patchSchema<Shape extends z.ZodRawShape>(shape: Shape) {
     .strictObject(shape)
     .refine((input) => Object.keys(input).some((key) => key !== 'id'), 'must change at least one field');
 }
+
+/**
+ * A subscription's input (events.stream, signals.live): optional as a whole, so tRPC's documented
+ * `subscribe(undefined)` is the same as `subscribe({})` (CONTRACT.md: "none, `undefined` and `{}`
+ * are the same"); the resolver reads `input ?? {}`.
+ */
+export const subscriptionInput = <Shape extends z.ZodRawShape>(shape: Shape) => z.object(shape).optional();

@@ -1,6 +1,6 @@
 /**
- * The fixed vocabularies of the Version 3 contract that several packages share: the scopes a
- * service key can hold and the event types the service announces. Wire schemas build on these.
+ * The fixed vocabulary of the Version 3 contract that several packages share: the scopes a
+ * service key can hold. (The event types are the keys of their data schemas: event-schemas.ts.)
  */
 import { z } from 'zod';
 
@@ -15,23 +15,3 @@ export const SCOPES = [
 ] as const;
 export const ScopeSchema = z.enum(SCOPES).describe('A service key scope');
 export type Scope = z.infer<typeof ScopeSchema>;
-
-/** Every change the service announces (CONTRACT.md, "Events"). */
-export const EVENT_TYPES = [
-  'user.created',
-  'session.created',
-  'session.revoked',
-  'follow.created',
-  'follow.deleted',
-  'provider.created',
-  'provider.updated',
-  'provider.archived',
-  'provider.restored',
-  'provider.stats.updated',
-  'wallet.linked',
-  'wallet.unlinked',
-  'publisher.added',
-  'publisher.removed',
-] as const;
-export const EventTypeSchema = z.enum(EVENT_TYPES).describe('An event type');
-export type EventType = z.infer<typeof EventTypeSchema>;

@@ -4,9 +4,9 @@
  * wire type: the router, the OpenAPI document and the SDK's types all come from these.
  */
 import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './event-schemas.js';
 import { boundedText, endedSchema, isoTimestamp, patchSchema, serviceLimitParam } from './schema-shapes.js';
 import { cursorParam } from './schemas.js';
-import { EVENT_TYPES, type EventType } from './service-vocabulary.js';
 
 /**
  * Standard Webhooks secrets: `whsec_` and the base64 of the HMAC key (24 random bytes, 192

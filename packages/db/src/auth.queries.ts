@@ -2,6 +2,7 @@ import type { Chain, User } from '@signal/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isUniqueViolation } from './errors.js';
+import { eventRow } from './events.queries.js';
 import { followingCount } from './follow.queries.js';
 import type { Database } from './schema.js';
 import { toUser } from './user.queries.js';
@@ -172,19 +173,20 @@ async function loginStatement(db: Kysely<Database>, input: LoginInput) {
                 eb
                   .selectFrom('login')
                   .where('login.inserted', '=', true)
-                  .select([
-                    sql<string>`'user.created'`.as('type'),
-                    sql<string>`jsonb_build_object('userId', login.id, 'wallet', login.wallet, 'chain', login.chain)`.as(
-                      'data',
-                    ),
-                  ])
+                  .select(
+                    eventRow('user.created', {
+                      userId: sql.ref('login.id'),
+                      wallet: sql.ref('login.wallet'),
+                      chain: sql.ref('login.chain'),
+                    }),
+                  )
                   .unionAll(
-                    eb
-                      .selectFrom('started')
-                      .select([
-                        sql<string>`'session.created'`.as('type'),
-                        sql<string>`jsonb_build_object('userId', started.user_id, 'sessionId', started.id)`.as('data'),
-                      ]),
+                    eb.selectFrom('started').select(
+                      eventRow('session.created', {
+                        userId: sql.ref('started.user_id'),
+                        sessionId: sql.ref('started.id'),
+                      }),
+                    ),
                   ),
               ),
           )

@@ -9,9 +9,7 @@ import { PUBLIC_PROVIDER } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 /** Receives the version of the data a read answered from (an ETag's source), when asked. */
-export interface VersionSink {
-  version?: string;
-}
+export type { VersionSink } from './version-sink.js';
 
 /**
  * The catalogue's version as text: the sum of the slots of migration 0007, which rises with every

@@ -118,6 +118,30 @@ export async function eventPosition(db: Kysely<Database>, id: string): Promise<s
   return row?.position ?? undefined;
 }
 
+/**
+ * The feed pump's poll (apps/api/src/ops/feed-pump.ts), one statement without a lock: the last
+ * position given, and whether committed events wait for one (then `sequenceEvents` has work).
+ */
+export async function feedState(db: Kysely<Database>): Promise<{ head: string; unnumbered: boolean }> {
+  const row = await sql<{ head: string | null; unnumbered: boolean }>`
+    select (select last_position::text from event_feed_state) as head,
+      exists (select 1 from events where position is null) as unnumbered
+  `.execute(db);
+  return { head: row.rows[0]?.head ?? '0', unnumbered: row.rows[0]?.unnumbered === true };
+}
+
+/**
+ * Up to `limit` numbered events after `after`, with their positions, in feed order: the pump's
+ * one read of a new page for every stream of its process.
+ */
+export async function readFeedAfter(db: Kysely<Database>, after: string, limit: number): Promise<PositionedEvent[]> {
+  const rows = await sql<{ id: string; type: string; data: unknown; occurred_at: Date; position: string }>`
+    select e.id, e.type, e.data, e.occurred_at, e.position::text as position from events e
+    where e.position > ${after}::bigint order by e.position limit ${limit}
+  `.execute(db);
+  return rows.rows.map((row) => ({ position: row.position, event: toEvent(row) }));
+}
+
 /** The last position the feed has given (0 before any). */
 export async function feedHead(db: Kysely<Database>): Promise<string> {
   const row = await db

@@ -3,15 +3,17 @@
  *
  * Writers call `appendEvents` with the transaction that makes the change (never with the
  * handle's own `db` on its own: the event must commit or roll back with its change). A hot
- * single statement may instead insert into `events` from one of its CTEs, as sign-in does.
+ * single statement may instead insert into `events` from one of its CTEs, as sign-in does, with
+ * `eventRow` for the columns: either way the type is a value typed by core's EventType and the
+ * data's fields are its schema's (EVENT_DATA_SCHEMAS), never an SQL literal the compiler cannot check.
  *
  * Ordering (migration 0012): an event's `seq` is taken when it is inserted; the sequencer below
  * gives it its feed position once it committed. Call `appendEvents` after the change's own
  * writes in its transaction (so after its row locks): two transactions changing the same row
  * then announce it in the order they commit.
  */
-import type { Event, EventDraft, EventType } from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import type { Event, EventData, EventDraft, EventType } from '@signal/core';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
@@ -29,6 +31,22 @@ export async function appendEvents(trx: Kysely<Database>, events: readonly Event
       .insertInto('events')
       .values(events.map((_, i) => ({ type: list[2 * i] as string, data: list[2 * i + 1] as string }))),
   );
+}
+
+/**
+ * The `type` and `data` columns of an event of type `T` made from a statement's own rows: one
+ * SQL expression per field of T's data (its schema's keys, each required, none more), e.g.
+ * `eventRow('session.revoked', { userId: sql.ref('ended.user_id'), sessionId: sql.ref('ended.id') })`
+ * in the select that feeds an `insertInto('events')`. The type and the keys are parameters.
+ */
+export function eventRow<T extends EventType>(type: T, data: { [K in keyof EventData<T>]-?: RawBuilder<unknown> }) {
+  const fields = Object.entries(data as Record<string, RawBuilder<unknown>>).map(
+    ([key, value]) => sql`${key}::text, ${value}`,
+  );
+  return [
+    sql<string>`${type}::text`.as('type'),
+    sql<string>`jsonb_build_object(${sql.join(fields)})`.as('data'),
+  ] as const;
 }
 
 /**

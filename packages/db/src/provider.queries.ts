@@ -4,10 +4,10 @@
  */
 import type { Provider, ProviderStats } from '@signal/core';
 import { type Kysely, sql } from 'kysely';
-import type { VersionSink } from './catalogue-version.queries.js';
 import { runCompiled, runCompiledColumns } from './compiled-query.js';
 import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
+import type { VersionSink } from './version-sink.js';
 
 /**
  * A provider's columns as the wire needs them: created_at already as its ISO text (isoTimestamp).

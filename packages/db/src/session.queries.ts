@@ -5,6 +5,7 @@
 import type { Session } from '@signal/core';
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
+import { eventRow } from './events.queries.js';
 import { exactTimestamp, newestFirstPage, type PageResult, type Paging } from './paging.js';
 import type { Database } from './schema.js';
 
@@ -170,9 +171,6 @@ function announceRevoked(qb: QueryCreator<Database & { ended: { id: string; user
     .expression((eb) =>
       eb
         .selectFrom('ended')
-        .select([
-          sql<string>`'session.revoked'`.as('type'),
-          sql<string>`jsonb_build_object('userId', ended.user_id, 'sessionId', ended.id)`.as('data'),
-        ]),
+        .select(eventRow('session.revoked', { userId: sql.ref('ended.user_id'), sessionId: sql.ref('ended.id') })),
     );
 }

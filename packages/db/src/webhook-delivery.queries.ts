@@ -13,8 +13,6 @@ import { failPendingDeliveries } from './webhook-pending.js';
 
 /** What a worker's poll may find to do; each false means that step would find nothing now. */
 export interface PendingWork {
-  /** Events not yet numbered: `sequenceEvents` has work. */
-  unnumbered: boolean;
   /** The feed numbered past the last fan-out: `fanOutEvents` has work. */
   behind: boolean;
   /** A pending delivery of an enabled endpoint is due: `claimDeliveries` may claim it. */
@@ -22,8 +20,9 @@ export interface PendingWork {
 }
 
 /**
- * An idle worker's poll in one compiled statement (three index probes, no lock, no
- * transaction): whether numbering, fan-out or a claim would find anything. Each step's own
+ * An idle worker's poll in one compiled statement (two index probes, no lock, no
+ * transaction): whether fan-out or a claim would find anything (numbering is the feed pump's:
+ * apps/api/src/ops/feed-pump.ts). Each step's own
  * statement decides under its lock; a change committed after this read is found by the next
  * poll, as it would be had it come right after those statements. Without it an idle worker ran
  * two transactions (eight round trips) and a claim five times a second on every server.
@@ -31,7 +30,6 @@ export interface PendingWork {
 export async function pendingWork(db: Kysely<Database>): Promise<PendingWork> {
   const [row] = await runCompiled(db, 'pendingWork', [], () =>
     db.selectNoFrom([
-      sql<boolean>`exists (select 1 from events where position is null)`.as('unnumbered'),
       sql<boolean>`coalesce((select last_position from event_feed_state) > (select last_position from webhook_fanout_state), false)`.as(
         'behind',
       ),
@@ -40,7 +38,7 @@ export async function pendingWork(db: Kysely<Database>): Promise<PendingWork> {
         where w.enabled and d.status = 'pending' and d.next_attempt_at <= now())`.as('due'),
     ]),
   );
-  return { unnumbered: row?.unnumbered === true, behind: row?.behind === true, due: row?.due === true };
+  return { behind: row?.behind === true, due: row?.due === true };
 }
 
 /**

@@ -86,9 +86,14 @@ export async function* readEventStream(
         headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
         signal: request.signal,
       });
-      // The API answers a subscription 200 and puts its errors in the stream: anything else is
-      // something between (a proxy, a server starting): retried.
-      if (response.ok && response.body) {
+      // A refusal (no or a wrong key, a missing scope, over the stream cap, an unknown id) is
+      // answered before any stream, with its 4xx status and tRPC's error in JSON; a later error
+      // comes in the stream. Anything else (a proxy's 502, a server starting) is retried.
+      const json = response.headers.get('content-type')?.startsWith('application/json');
+      if (!response.ok && response.status < 500 && json) {
+        const body = (await response.json().catch(() => undefined)) as { error?: unknown } | undefined;
+        if (body?.error !== undefined) refusal = toError(body.error);
+      } else if (response.ok && response.body) {
         for await (const message of messagesOf(response.body)) {
           if (message.event === 'return') return;
           if (message.event === 'serialized-error') {

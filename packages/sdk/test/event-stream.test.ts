@@ -5,6 +5,7 @@
  * without `events:read`, an unknown `after`) ends the loop with a SignalApiError.
  */
 import { randomBytes } from 'node:crypto';
+import { feedState } from '@signal/db';
 import { createClient, createServiceClient, SignalApiError, type SignalEvent } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -17,8 +18,12 @@ const api = useApi('postgres', { env: { ADMIN_KEY } });
 const signIn = () =>
   createClient({ baseUrl: api.url, signer: evmSigner(privateKeyToAccount(generatePrivateKey())) }).signIn();
 
-/** The whole feed, as GET /events gives it. */
+/**
+ * The whole feed, as GET /events gives it, once the server's feed pump has numbered what
+ * committed (a feed read shows an event within about one pump interval: docs/events.md).
+ */
 async function feed(key: string): Promise<SignalEvent[]> {
+  while ((await feedState(api.db.db)).unnumbered) await new Promise((resolve) => setTimeout(resolve, 50));
   const items: SignalEvent[] = [];
   let cursor: string | undefined;
   for (;;) {

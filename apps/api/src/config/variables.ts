@@ -500,6 +500,13 @@ export const VARIABLES = [
     doc: 'days the event feed keeps an event (1..3650); older ones are purged by the maintenance job every minute, read or not. See [Events](events.md)',
   },
   {
+    env: 'STREAMS_PER_CREDENTIAL',
+    key: 'streamsPerCredential',
+    group: 'events',
+    ...defaulted(integer(1, 100_000), '8'),
+    doc: 'open subscriptions (`events.stream`) per service key or user, counted in each server process; one more is refused with 429 `RATE_LIMITED` before its stream starts. See [Events](events.md#bounds)',
+  },
+  {
     env: 'WEBHOOK_RETRY_SCHEDULE',
     key: 'webhooks.retrySchedule',
     group: 'webhooks',

@@ -1,6 +1,7 @@
 /**
  * Connection limits: a total cap sized from the process's descriptor limit (at which the oldest
- * connection that has sent no request gives way to a newcomer), a cap per client address, and
+ * connection that has sent no request, else the oldest event stream, gives way to a newcomer), a
+ * cap per client address, and
  * node:http's timeouts enforced at the values configured rather than up to one
  * check interval later.
  */
@@ -89,14 +90,29 @@ function capPerAddress(server: Server, cap: number, trust: TrustProxy): void {
 }
 
 /**
+ * Connections carrying an event stream (http/trpc-stream.ts marks them while the stream is open):
+ * at the total cap one of them may give way as a silent connection does. Its client loses
+ * nothing: it resumes with its last event id, on another server or after a moment. Without this,
+ * streams (long-lived, and never silent) filled MAX_CONNECTIONS and every other client was
+ * refused, `/health` included (issue 42). Returns the mark's removal (the stream ended and the
+ * connection carries ordinary requests again).
+ */
+const streaming = new WeakSet<Socket>();
+export function mayGiveWay(socket: Socket): () => void {
+  streaming.add(socket);
+  return () => streaming.delete(socket);
+}
+
+/**
  * The total cap. At the cap a newcomer is not simply refused (as node's maxConnections does):
  * the oldest connection that has not yet sent a complete request head is closed to make room,
  * and only when every open connection has sent one is the newcomer refused. An idle flood from
  * many addresses (each under its per-address cap) used to fill the total and lock everyone out
  * until the headers timeout (issue 24: a real client got 29 of 60 requests answered); now the
  * flood's own sockets, the oldest silent ones, are what give way, and a client that sends its
- * request at once is served. A connection that has sent a request (keep-alive included) is
- * never closed for a newcomer.
+ * request at once is served. After the silent ones, the oldest event stream gives way (see
+ * mayGiveWay); any other connection that has sent a request (keep-alive included) is never
+ * closed for a newcomer.
  */
 function capTotal(server: Server, total: number): void {
   // Every open connection, and those still to send a request head; both in order of arrival.
@@ -106,7 +122,7 @@ function capTotal(server: Server, total: number): void {
   server.on('connection', (socket: Socket) => {
     if (socket.destroyed) return;
     if (open.size >= total) {
-      const oldest = silent.values().next().value;
+      const oldest = silent.values().next().value ?? oldestStream(open);
       if (oldest === undefined) {
         socket.destroy();
         return;
@@ -122,6 +138,12 @@ function capTotal(server: Server, total: number): void {
       silent.delete(socket);
     });
   });
+}
+
+/** The oldest open connection that carries a stream (a walk at the cap only). */
+function oldestStream(open: Set<Socket>): Socket | undefined {
+  for (const socket of open) if (streaming.has(socket)) return socket;
+  return undefined;
 }
 
 /**

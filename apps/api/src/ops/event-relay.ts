@@ -6,7 +6,7 @@
  *   batch with FOR UPDATE SKIP LOCKED (event-relay.queries.ts): one server publishes at a time,
  *   any server takes over at once when it stops or dies, and it works behind a transaction-mode
  *   PgBouncer. No LISTEN/NOTIFY, no advisory lock.
- * - When: woken by the process's feed watcher when the head moves past its position (or every
+ * - When: woken by the process's feed pump (feed-pump.ts) when the head moves past its position (or every
  *   second, to notice another server's stop).
  * - Failures: a publish not acked within PUBLISH_TIMEOUT_MS stops the batch; what was acked
  *   before it is recorded, and the batch is retried from the first unacked event after a gap
@@ -17,9 +17,9 @@
 import type { Event } from '@signal/core';
 import { ensureRelay, RelayPublishError, relayBatch, relayFigures } from '@signal/db';
 import type { Services } from '../procedures/context.js';
-import type { FeedWatcher } from '../procedures/feed-watcher.js';
 // The NATS clients load with the first connection: a server without EVENT_BUS_URL never loads them.
 import type { EventBus } from './event-bus.js';
+import type { FeedPump } from './feed-pump.js';
 import type { Metrics } from './metrics.js';
 
 export const RETRY_FIRST_GAP_MS = 500;
@@ -42,7 +42,7 @@ export interface EventRelay {
 export const retryGap = (failures: number) =>
   Math.min(RETRY_MAX_GAP_MS, RETRY_FIRST_GAP_MS * 2 ** Math.max(0, failures - 1));
 
-export function startEventRelay(services: Services, watcher: FeedWatcher, url: string): EventRelay {
+export function startEventRelay(services: Services, pump: Pick<FeedPump, 'waitBeyond'>, url: string): EventRelay {
   const { config, database, log } = services;
   const name = `nats:${config.eventBusStream}`;
   const stopping = new AbortController();
@@ -97,7 +97,7 @@ export function startEventRelay(services: Services, watcher: FeedWatcher, url: s
         failures = 0;
         if (result === 'busy') await pause(IDLE_CHECK_MS);
         else if (result.published < BATCH_SIZE) {
-          await watcher.waitBeyond(result.position, { signal: stopping.signal, maxWaitMs: IDLE_CHECK_MS });
+          await pump.waitBeyond(result.position, { signal: stopping.signal, maxWaitMs: IDLE_CHECK_MS });
         }
       } catch (error) {
         if (stopping.signal.aborted) break;

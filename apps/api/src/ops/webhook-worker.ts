@@ -1,6 +1,7 @@
 /**
  * The webhook delivery worker: one in every API process (docs/events.md, "Webhooks"). A cycle
- * numbers what committed (the feed's sequencer), fans new events out into deliveries, records
+ * fans the feed's new events out into deliveries (the process's feed pump numbers them and wakes
+ * the worker when the head moves: `feedMoved`), records
  * the outcomes of finished attempts, and claims due deliveries for free slots; each claim starts
  * an HTTP attempt outside any transaction.
  *
@@ -17,7 +18,7 @@
  *   cut short and released (due at once, for another server), outcomes are recorded.
  * - Polling, not LISTEN/NOTIFY (a transaction-mode pooler drops those): every POLL_MS when idle,
  *   at once while there is work. An idle poll is one compiled statement (`pendingWork`) that
- *   says which of numbering, fan-out and claim would find anything; only those run.
+ *   says which of fan-out and claim would find anything; only those run.
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -29,7 +30,6 @@ import {
   pendingWork,
   recordDeliveryOutcomes,
   releaseDeliveries,
-  sequenceEvents,
 } from '@signal/db';
 import { nextRetryDelay, parseRetryAfter } from '../config/webhook-schedule.js';
 import type { Services } from '../procedures/context.js';
@@ -51,6 +51,8 @@ export interface WebhookWorker {
   stop(graceMs: number): Promise<void>;
   /** Attempts in flight now. */
   inFlight(): number;
+  /** The feed's head moved (the feed pump): fan out at once. */
+  feedMoved(): void;
 }
 
 export function startWebhookWorker(
@@ -106,9 +108,11 @@ export function startWebhookWorker(
       });
   }
 
-  /** When the feed was last numbered and fanned out, and whether that left more to fan out. */
+  /** When the feed was last fanned out, and whether that left more to fan out. */
   let fannedAt = 0;
   let moreToFanOut = false;
+  /** The pump saw the head move since: there is work for certain. */
+  let feedMoved = false;
 
   /** One cycle; true when there may be more work at once. */
   async function cycle(): Promise<boolean> {
@@ -117,17 +121,17 @@ export function startWebhookWorker(
     // every cycle: a cycle also runs each time attempts finish, many times a second under load.
     // A cycle that runs because attempts finished claims without asking first.
     let claimable = true;
-    if (moreToFanOut || performance.now() - fannedAt >= POLL_MS) {
+    if (moreToFanOut || feedMoved || performance.now() - fannedAt >= POLL_MS) {
       fannedAt = performance.now();
-      // While a fan-out left more behind there is work for certain; else ask first (an idle
-      // poll: one statement instead of two transactions and a claim).
-      const work = moreToFanOut ? undefined : await pendingWork(db);
-      if (!work || work.unnumbered) await sequenceEvents(db);
-      if (!work || work.unnumbered || work.behind) {
+      // While a fan-out left more behind, or the head moved, there is work for certain; else ask
+      // first (an idle poll: one statement instead of a transaction and a claim).
+      const work = moreToFanOut || feedMoved ? undefined : await pendingWork(db);
+      feedMoved = false;
+      if (!work || work.behind) {
         const fanned = await fanOutEvents(db, FAN_OUT_BATCH);
         moreToFanOut = fanned.events === FAN_OUT_BATCH;
       }
-      claimable = !work || work.unnumbered || work.behind || work.due;
+      claimable = !work || work.behind || work.due;
     }
     const free = settings.concurrency - running.size;
     if (free <= 0 || stopping || !claimable) return moreToFanOut;
@@ -205,6 +209,10 @@ export function startWebhookWorker(
 
   return {
     inFlight: () => running.size,
+    feedMoved() {
+      feedMoved = true;
+      kick();
+    },
     async stop(graceMs) {
       stopping = true;
       clearTimeout(timer);

@@ -3,10 +3,9 @@ import type { CursorCodec } from '@signal/core/cursor';
 import type { EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceCodec } from '@signal/core/nonce';
 import type { TokenService } from '@signal/core/token';
-import type { DatabaseHandle, ReadReplica, VersionSink } from '@signal/db';
+import type { DatabaseHandle, PositionedEvent, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { FeedWatcher } from './feed-watcher.js';
 import type { LogSequencer } from './log-sequencer.js';
 
 /** The counters procedures feed (ops/metrics.ts implements them, with the rest of /metrics). */
@@ -15,6 +14,40 @@ export interface ProcedureMetrics {
   signIn(outcome: string): void;
   /** One contract-wallet check on the chain node ended so. */
   chainCheck(outcome: string): void;
+}
+
+/**
+ * What a stream gets from the feed pump (ops/feed-pump.ts): a page of events after a position, a
+ * `behind` mark when the position is older than the pages the pump holds (the stream reads on by
+ * itself from there, up to `behind`), or [] when the wait ended with nothing new.
+ */
+export type TailPage = PositionedEvent[] | { behind: string };
+
+/** The feed as the process's pump keeps it: what `events.stream` waits on (declared here, as procedures/ never imports ops/). */
+export interface FeedTail {
+  /** The head as the pump last read it; undefined before its first read. */
+  head(): string | undefined;
+  /**
+   * The events after `position` as soon as there are any; [] after `maxWaitMs` or when `signal`
+   * aborts; 'stopped' once the pump has stopped (the server is stopping).
+   */
+  eventsAfter(
+    position: string,
+    options: { signal?: AbortSignal | undefined; maxWaitMs: number },
+  ): Promise<TailPage | 'stopped'>;
+}
+
+/** Open subscriptions per credential in this process (stream-slots.ts). */
+export interface StreamSlots {
+  /** A slot for `credential` and its release (idempotent); undefined when it holds them all. */
+  take(credential: string): (() => void) | undefined;
+  /** Slots held now, over every credential. */
+  open(): number;
+}
+
+/** Gathers service keys' lastUsedAt for a batched write (ops/service-key-usage.ts). */
+export interface KeyUsage {
+  used(keyId: string, at: Date): void;
 }
 
 /** What every procedure can reach: built once per server. */
@@ -38,8 +71,12 @@ export interface Services {
   evmChain: EvmChainVerifier | undefined;
   /** Set by DATABASE_READ_URL: public catalogue reads go there (see read-replica.ts). */
   replica?: ReadReplica;
-  /** Wakes what waits for new events (events.stream, the bus relay): procedures/feed-watcher.ts. */
-  feedWatcher: FeedWatcher;
+  /** The feed's tail, kept by the process's feed pump (ops/feed-pump.ts): what events.stream reads. */
+  feed: FeedTail;
+  /** Open subscriptions per credential (STREAMS_PER_CREDENTIAL): stream-slots.ts. */
+  streams: StreamSlots;
+  /** Where a live key's use is noted (lastUsedAt, written in batches). */
+  keyUsage: KeyUsage;
   /** The public log's sequencer, its served checkpoint, and waiting for an entry's (log-sequencer.ts). */
   logSequencer: LogSequencer;
 }

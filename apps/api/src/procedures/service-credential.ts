@@ -7,7 +7,7 @@
  * reads the key's row (one indexed read by its digest), or, on a read that takes the check into
  * its own statement (the followers page, service-auth.ts's scopedReadProcedure), joins it there.
  * The lookup is by digest, so its timing says nothing about the secret; the digest read is
- * compared again in constant time. last_used_at is gathered in memory (service-key-usage.ts).
+ * compared again in constant time. last_used_at is gathered in memory (ops/service-key-usage.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -22,7 +22,6 @@ import {
 import { findServiceKeyByHash } from '@signal/db';
 import type { Config } from '../config/config.js';
 import type { Services } from './context.js';
-import { serviceKeyUsage } from './service-key-usage.js';
 
 /** A service credential, as procedures see it in ctx.serviceKey. */
 export interface ServiceKeyIdentity {
@@ -134,7 +133,7 @@ export function claimServiceCredential(
 
 /** The live key of a claim (its row read now), or `unknown` (never existed, revoked, expired). */
 export async function checkKeyClaim(
-  services: Pick<Services, 'database' | 'now' | 'log'>,
+  services: Pick<Services, 'database' | 'now' | 'log' | 'keyUsage'>,
   { secretHash }: KeyClaim,
 ): Promise<ServiceKeyIdentity | 'unknown'> {
   const record = await findServiceKeyByHash(services.database.db, secretHash);
@@ -145,9 +144,9 @@ export async function checkKeyClaim(
   return { id: record.id, name: record.name, scopes: record.scopes };
 }
 
-/** A live key was presented: its lastUsedAt moves (gathered in memory, service-key-usage.ts). */
-export function keyUsed(services: Pick<Services, 'database' | 'log'>, keyId: string, at: Date): void {
-  serviceKeyUsage(services).used(keyId, at);
+/** A live key was presented: its lastUsedAt moves (gathered in memory by ops/service-key-usage.ts). */
+export function keyUsed(services: Pick<Services, 'keyUsage'>, keyId: string, at: Date): void {
+  services.keyUsage.used(keyId, at);
 }
 
 /**
@@ -155,7 +154,7 @@ export function keyUsed(services: Pick<Services, 'database' | 'log'>, keyId: str
  * live key (never existed, revoked, expired); `not-a-key` for anything else (a user's token).
  */
 export async function resolveServiceCredential(
-  services: Pick<Services, 'config' | 'database' | 'now' | 'log'>,
+  services: Pick<Services, 'config' | 'database' | 'now' | 'log' | 'keyUsage'>,
   token: string,
 ): Promise<ServiceKeyIdentity | 'unknown' | 'not-a-key'> {
   const claim = claimServiceCredential(services.config, token);

@@ -5,7 +5,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { toWireError } from '../wire/errors.js';
 import { trpcErrorShape } from '../wire/trpc-errors.js';
-import type { CacheMeta } from './cache-policy.js';
+import type { CacheMeta } from './cache-meta.js';
 import type { Context } from './context.js';
 import { assertToken68, bearerText, resolveServiceCredential, unknownServiceKey } from './service-credential.js';
 

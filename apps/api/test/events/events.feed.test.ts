@@ -6,7 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { purgeEvents } from '@signal/db';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { feedNumbered } from '../events-support.js';
 import {
   call,
   createServiceKey,
@@ -27,7 +29,11 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
     reader = await createServiceKey(api, ADMIN_KEY, 'feed reader', ['events:read']);
   });
 
-  const feed = (query = '', token = reader) => call(api, 'GET', `/events${query}`, { token });
+  /** GET /events once the pump has numbered what committed (a reader only reads: docs/events.md). */
+  const feed = async (query = '', token = reader) => {
+    await feedNumbered(api);
+    return call(api, 'GET', `/events${query}`, { token });
+  };
   /** Everything after `cursor`, page by page (small pages, to walk cursors), and where it ends. */
   async function readAll(cursor: string | undefined, query = '') {
     const items: { id: string; type: string; occurredAt: string; data: Record<string, unknown> }[] = [];
@@ -128,6 +134,7 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
     const wallet = evmWallet();
     const login = await signIn(api, wallet);
     const client = trpcClient(api, reader);
+    await feedNumbered(api);
     const page = await client.events.feed.query({ after: start, types: 'session.created' });
     expect(typesAndData(page.items)).toEqual([
       { type: 'session.created', data: { userId: login.user.id, sessionId: login.sessionId } },
@@ -168,7 +175,7 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
   it('retention: events older than the cut are purged, and a cursor past them reads on', async () => {
     const start = await tail();
     await signIn(api, evmWallet());
-    await tail(); // read once: only events given a feed position are purged
+    await feedNumbered(api); // only events given a feed position are purged
     const purged = await purgeEvents(api.db.db, { before: new Date(Date.now() + 60_000) });
     expect(purged).toBeGreaterThan(0);
     expect((await feed()).body.items).toEqual([]);
@@ -181,6 +188,31 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
     ]);
   });
 
+  it('a read only reads: 30 feed reads write nothing to the feed’s tables', async () => {
+    await signIn(api, evmWallet());
+    await feedNumbered(api);
+    /** Rows written to events and event_feed_state, as the database counts them. */
+    const written = async () => {
+      // A backend's statistics reach these views at most once a second, once it is idle.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const { rows } = await sql<{ written: string }>`
+        select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::text as written from pg_stat_user_tables
+        where relname in ('events', 'event_feed_state')
+      `.execute(api.db.db);
+      return Number(rows[0]?.written);
+    };
+    const before = await written();
+    for (let i = 0; i < 30; i++) {
+      const reply = await call(api, 'GET', `/events?limit=1000${i % 2 ? '&types=user.created' : ''}`, {
+        token: reader,
+      });
+      expect(reply.status).toBe(200);
+    }
+    await trpcClient(api, reader).events.feed.query({});
+    // Before the pump, each read ran the sequencer, which wrote event_feed_state's row: 31 rows.
+    expect((await written()) - before).toBe(0);
+  });
+
   it('metrics: events written (numbered) and the feed lag', async () => {
     const scrape = async () => {
       const text = await (await fetch(`${api.url}/metrics`)).text();
@@ -190,7 +222,7 @@ describe.each(['postgres', 'pglite'] as const)('the event feed on %s', (backend)
     await tail();
     const before = await scrape();
     await signIn(api, evmWallet());
-    await tail(); // a read numbers them
+    await feedNumbered(api); // the pump numbered them
     const after = await scrape();
     expect(after.written - before.written).toBe(2);
     expect(after.lag).toBe(0);

@@ -12,7 +12,7 @@ import type { AppRouter } from '@signal/api';
 import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@trpc/client';
 import { EventSource } from 'eventsource';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readWholeFeed, until, type WireEvent } from '../events-support.js';
+import { feedNumbered, readWholeFeed, until, type WireEvent } from '../events-support.js';
 import { call, createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
@@ -77,7 +77,8 @@ describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) 
   const feedAll = () => readWholeFeed(api, reader);
 
   it('streams events committed after it connected, each with its id as the tracked id', async () => {
-    await signIn(api, evmWallet()); // before: not in the stream
+    await signIn(api, evmWallet()); // before (and numbered): not in the stream
+    await feedNumbered(api);
     const stream = subscribe(api.url, reader);
     await until(() => stream.started, 'the stream to start');
     const login = await signIn(api, evmWallet());
@@ -146,20 +147,39 @@ describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) 
     }
   }, 60_000);
 
-  it('refuses a missing or wrong credential with a tRPC error, not a stream', async () => {
-    const none = subscribe(api.url, undefined);
-    await until(() => none.error !== undefined, 'an error');
-    expect(none.error?.data?.code).toBe('UNAUTHORIZED');
+  it('refuses a missing or wrong credential before any stream: its status, with tRPC’s JSON error', async () => {
     const user = await signIn(api, evmWallet());
-    const asUser = subscribe(api.url, user.token);
     const other = await createServiceKey(api, ADMIN_KEY, 'no events', ['followers:read']);
-    const unscoped = subscribe(api.url, other);
-    const unknown = subscribe(api.url, reader, { lastEventId: 'evt_00000000000000000000000000000000' });
-    await until(() => [asUser, unscoped, unknown].every((s) => s.error !== undefined), 'the errors');
-    expect(asUser.error?.data?.code).toBe('FORBIDDEN');
-    expect(unscoped.error?.data?.code).toBe('FORBIDDEN');
-    expect(unknown.error?.data?.code).toBe('VALIDATION_ERROR');
-    for (const s of [none, asUser, unscoped, unknown]) {
+    const cases = [
+      { token: undefined, input: {}, status: 401, code: 'UNAUTHORIZED' },
+      { token: 'sgk_not-a-key-at-all', input: {}, status: 401, code: 'UNAUTHORIZED' },
+      { token: user.token, input: {}, status: 403, code: 'FORBIDDEN' },
+      { token: other, input: {}, status: 403, code: 'FORBIDDEN' },
+      {
+        token: reader,
+        input: { lastEventId: 'evt_00000000000000000000000000000000' },
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      },
+    ];
+    for (const { token, input, status, code } of cases) {
+      const reply = await fetch(`${api.url}/trpc/events.stream?input=${encodeURIComponent(JSON.stringify(input))}`, {
+        headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
+      expect(reply.status).toBe(status);
+      expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const body = (await reply.json()) as { error: { message: string; data: { code: string; httpStatus: number } } };
+      expect(body.error.data).toMatchObject({ code, httpStatus: status, path: 'events.stream' });
+      expect(body.error.message.length).toBeGreaterThan(0);
+      if (status === 401) expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+    // Through @trpc/client: an error, no event; its cause is the EventSource's failure with the status.
+    const none = subscribe(api.url, undefined);
+    const asUser = subscribe(api.url, user.token);
+    await until(() => [none, asUser].every((s) => s.error !== undefined), 'the errors');
+    expect((none.error?.cause as { code?: number } | undefined)?.code).toBe(401);
+    expect((asUser.error?.cause as { code?: number } | undefined)?.code).toBe(403);
+    for (const s of [none, asUser]) {
       expect(s.received).toEqual([]);
       s.stop();
     }

@@ -13,9 +13,10 @@
 import { randomBytes } from 'node:crypto';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createDatabase, type DatabaseHandle } from '@signal/db';
 import { createPooledScratchDatabase, type PooledScratchDatabase } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectStreamHoldsFeed, isolatedStream, NATS_URL } from '../events-support.js';
+import { expectStreamHoldsFeed, feedNumbered, isolatedStream, NATS_URL } from '../events-support.js';
 import { call, evmWallet, signIn } from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
 
@@ -39,6 +40,8 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
   const bus = isolatedStream();
   let nats: NatsConnection;
   let jsm: JetStreamManager;
+  /** The test's own look at the database: whether the servers' pumps have numbered everything. */
+  let observer: DatabaseHandle;
 
   beforeAll(async () => {
     nats = await connect({ servers: NATS_URL, timeout: 5_000 });
@@ -54,10 +57,12 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
     };
     a = await spawnApi({ ...env, DATABASE_URL: scratch.url });
     b = await spawnApi({ ...env, DATABASE_URL: scratch.pooledUrl });
+    observer = createDatabase({ url: scratch.url, poolSize: 1 });
   }, 60_000);
   afterAll(async () => {
     await a?.crash();
     await b?.crash();
+    await observer?.close();
     await scratch?.drop();
     await jsm?.streams.delete(bus.stream).catch(() => {});
     await nats?.close();
@@ -116,7 +121,9 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
     await Promise.all(writers);
     writing = false;
     await consumer;
-    // Drain: until two polls in a row bring nothing and leave the cursor where it was.
+    // Drain, once the pumps numbered every committed change: until two polls in a row bring
+    // nothing and leave the cursor where it was.
+    await feedNumbered({ db: observer });
     let quiet = 0;
     while (quiet < 2) quiet = (await poll()) ? 0 : quiet + 1;
 
@@ -148,7 +155,7 @@ describe('the feed under load: two servers, one through PgBouncer', () => {
       expect(carried).toBeGreaterThan(100);
     }
     // The bus: the relays of both servers left the whole feed on the stream, once, in feed order.
-    const { messages } = await expectStreamHoldsFeed(jsm, bus.stream, a, ADMIN_KEY, 1_200);
+    const { messages } = await expectStreamHoldsFeed(jsm, bus.stream, { url: a.url, db: observer }, ADMIN_KEY, 1_200);
     console.log(
       `feed under load: ${written} follow changes by ${WRITERS} writers in ${WRITE_MS} ms, ${polls} polls; ${messages.length} events on the bus`,
     );

@@ -4,10 +4,11 @@
  */
 import { EventFeedQuerySchema, EventPageSchema, EventStreamInputSchema } from '@signal/core';
 import * as examples from '@signal/core/examples';
-import { readFeed, sequenceEvents } from '@signal/db';
+import { readFeed } from '@signal/db';
 import { openEventStream } from '../event-stream.js';
 import { openFeedCursor, sealFeedCursor } from '../feed-cursor.js';
 import { scopedProcedure } from '../service-auth.js';
+import { holdStreamSlot } from '../stream-slots.js';
 import { router } from '../trpc.js';
 
 export const eventsRouter = router({
@@ -35,8 +36,7 @@ export const eventsRouter = router({
     .query(async ({ input, ctx }) => {
       const { database, cursors } = ctx.services;
       const after = input.after === undefined ? '0' : openFeedCursor(cursors, input.after);
-      // Number what has committed since the last read (skipped while another server does it).
-      await sequenceEvents(database.db);
+      // A reader only reads: the process's feed pump numbers what committed (ops/feed-pump.ts).
       const page = await readFeed(database.db, { after, limit: input.limit, types: input.types });
       return { items: page.items, nextCursor: sealFeedCursor(cursors, page.last) };
     }),
@@ -46,9 +46,8 @@ export const eventsRouter = router({
    * after `lastEventId` (docs/events.md, "The tRPC stream").
    */
   stream: scopedProcedure('events:read')
+    .use(holdStreamSlot)
     .meta({ errors: ['FORBIDDEN'] })
     .input(EventStreamInputSchema)
-    .subscription(({ input, ctx, signal }) =>
-      openEventStream(ctx, input, ctx.services.feedWatcher, 'events:read', signal),
-    ),
+    .subscription(({ input, ctx, signal }) => openEventStream(ctx, input ?? {}, 'events:read', signal)),
 });

@@ -5,33 +5,17 @@
  * server stops. A failed write keeps the uses for the next flush.
  */
 import { recordServiceKeysUsed } from '@signal/db';
-import type { Services } from './context.js';
+import type { KeyUsage, Services } from '../procedures/context.js';
 
 export const USAGE_FLUSH_INTERVAL_MS = 30_000;
 
-export interface ServiceKeyUsage {
-  used(keyId: string, at: Date): void;
+export interface ServiceKeyUsage extends KeyUsage {
   /** Writes what was gathered; also the last call at shutdown. */
   flush(): Promise<void>;
 }
 
-const trackers = new WeakMap<object, ServiceKeyUsage>();
-
-export function serviceKeyUsage(services: Pick<Services, 'database' | 'log'>): ServiceKeyUsage {
-  let tracker = trackers.get(services);
-  if (!tracker) {
-    tracker = createUsage(services);
-    trackers.set(services, tracker);
-  }
-  return tracker;
-}
-
-/** Flushes a server's gathered uses, if it gathered any (graceful stop). */
-export async function flushServiceKeyUsage(services: Pick<Services, 'database' | 'log'>): Promise<void> {
-  await trackers.get(services)?.flush();
-}
-
-function createUsage(services: Pick<Services, 'database' | 'log'>): ServiceKeyUsage {
+/** One per server (services.ts): procedures note uses through Services' keyUsage. */
+export function createServiceKeyUsage(services: Pick<Services, 'database' | 'log'>): ServiceKeyUsage {
   let pending = new Map<string, Date>();
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> | undefined;
