@@ -3,10 +3,9 @@ import type { CursorCodec } from '@signal/core/cursor';
 import type { EvmChainVerifier } from '@signal/core/evm-chain';
 import type { NonceCodec } from '@signal/core/nonce';
 import type { TokenService } from '@signal/core/token';
-import type { DatabaseHandle, PositionedEvent, ReadReplica, VersionSink } from '@signal/db';
+import type { DatabaseHandle, LogAcceptance, PositionedEvent, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import type { LogSequencer } from './log-sequencer.js';
 
 /** The counters procedures feed (ops/metrics.ts implements them, with the rest of /metrics). */
 export interface ProcedureMetrics {
@@ -50,6 +49,42 @@ export interface KeyUsage {
   used(keyId: string, at: Date): void;
 }
 
+/** A checkpoint as served: its signed note and the tree size it signs. */
+export interface ServedCheckpoint {
+  size: number;
+  note: string;
+}
+
+/** An entry in the tree: its index and a signed checkpoint that holds it (size > logIndex). */
+export interface LogInclusion {
+  logIndex: number;
+  checkpoint: ServedCheckpoint;
+}
+
+/** The log's sequencer and watcher (ops/log-sequencer.ts), declared here as procedures/ never imports ops/. */
+export interface LogSequencer {
+  /** The verifier key of the checkpoints (`GET /log/key`). */
+  readonly verifierKey: string;
+  readonly origin: string;
+  /** The newest checkpoint this server has seen; undefined until the first pass reached the database. */
+  checkpoint(): ServedCheckpoint | undefined;
+  /** A pass as soon as possible: call it once a transaction that appended has committed. */
+  kick(): void;
+  /**
+   * Resolves once the entry accepted as `acceptance` is in a signed checkpoint; undefined after
+   * `maxWaitMs`, when `signal` aborts or when the sequencer stops. Call it after the appending
+   * transaction committed (it kicks the sequencer itself).
+   */
+  waitFor(
+    acceptance: LogAcceptance,
+    options: { maxWaitMs: number; signal?: AbortSignal | undefined },
+  ): Promise<LogInclusion | undefined>;
+  /** The first pass (signs the empty tree's checkpoint on a new log), then the polling. */
+  start(): Promise<void>;
+  /** Ends the polling after the pass under way; waiters get undefined. */
+  stop(): Promise<void>;
+}
+
 /** What every procedure can reach: built once per server. */
 export interface Services {
   config: Config;
@@ -77,7 +112,7 @@ export interface Services {
   streams: StreamSlots;
   /** Where a live key's use is noted (lastUsedAt, written in batches). */
   keyUsage: KeyUsage;
-  /** The public log's sequencer, its served checkpoint, and waiting for an entry's (log-sequencer.ts). */
+  /** The public log's sequencer, its served checkpoint, and waiting for an entry's (ops/log-sequencer.ts). */
   logSequencer: LogSequencer;
 }
 

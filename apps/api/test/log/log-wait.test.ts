@@ -16,7 +16,8 @@ import { createScratchDatabase } from '@signal/test-support';
 import { startedForTests } from '@signal/test-support/vitest';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogSequencer, type LogSequencer } from '../../src/procedures/log-sequencer.js';
+import { createLogSequencer } from '../../src/ops/log-sequencer.js';
+import type { LogSequencer } from '../../src/procedures/context.js';
 
 const seed = () =>
   new Uint8Array(

@@ -13,47 +13,12 @@
 import type { NoteSigner } from '@signal/core/log';
 import { signCheckpoint } from '@signal/core/log';
 import { findLogIndexes, integrateLogEntries, type LogAcceptance, readLogState } from '@signal/db';
-import type { Services } from './context.js';
+import type { LogInclusion, LogSequencer, ServedCheckpoint, Services } from '../procedures/context.js';
 
 /** How often each process looks for entries accepted elsewhere (the 1 s promise has room for it). */
 const POLL_MS = 100;
 /** Entries per integrating transaction: bounds its length, and the lock's. */
 export const LOG_BATCH_SIZE = 10_000;
-
-/** A checkpoint as served: its signed note and the tree size it signs. */
-export interface ServedCheckpoint {
-  size: number;
-  note: string;
-}
-
-/** An entry in the tree: its index and a signed checkpoint that holds it (size > logIndex). */
-export interface LogInclusion {
-  logIndex: number;
-  checkpoint: ServedCheckpoint;
-}
-
-export interface LogSequencer {
-  /** The verifier key of the checkpoints (`GET /log/key`). */
-  readonly verifierKey: string;
-  readonly origin: string;
-  /** The newest checkpoint this server has seen; undefined until the first pass reached the database. */
-  checkpoint(): ServedCheckpoint | undefined;
-  /** A pass as soon as possible: call it once a transaction that appended has committed. */
-  kick(): void;
-  /**
-   * Resolves once the entry accepted as `acceptance` is in a signed checkpoint; undefined after
-   * `maxWaitMs`, when `signal` aborts or when the sequencer stops. Call it after the appending
-   * transaction committed (it kicks the sequencer itself).
-   */
-  waitFor(
-    acceptance: LogAcceptance,
-    options: { maxWaitMs: number; signal?: AbortSignal | undefined },
-  ): Promise<LogInclusion | undefined>;
-  /** The first pass (signs the empty tree's checkpoint on a new log), then the polling. */
-  start(): Promise<void>;
-  /** Ends the polling after the pass under way; waiters get undefined. */
-  stop(): Promise<void>;
-}
 
 interface Waiter {
   acceptance: LogAcceptance;
