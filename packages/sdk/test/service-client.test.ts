@@ -36,6 +36,7 @@ describe('createServiceClient', () => {
       name: 'fan-out',
       scopes: ['followers:read'],
       createdAt: created.createdAt,
+      createdBy: 'admin',
       expiresAt: null,
       lastUsedAt: null,
       revokedAt: null,
