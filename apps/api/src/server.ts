@@ -57,6 +57,9 @@ export function createServer(options: ServerOptions) {
   async function start(): Promise<RunningServer> {
     const built = await createServices(options);
     services = built.services;
+    // Before listening: the first pass signs a new log's first checkpoint, and every server then
+    // has a checkpoint to serve from its first request on.
+    await services.logSequencer.start();
     const { metrics } = built;
     const isClosing = () => closing;
     const host = createHost(built, { webDistDir: options.webDistDir, isClosing });
@@ -156,6 +159,7 @@ export function createServer(options: ServerOptions) {
     await maintenance?.stop();
     await relay?.stop();
     services?.feedWatcher.stop();
+    await services?.logSequencer.stop();
     if (services) await flushServiceKeyUsage(services);
     await services?.replica?.close();
     await services?.database.close();

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
 import { prepareDataDir, restrictToOwner } from './config/data-dir.js';
 import { resolveSigningKey } from './config/keys.js';
+import { resolveLogSigner } from './config/log-key.js';
 import { answerCacheMetrics, restCaching } from './http/caching.js';
 import { createHandler, type Handler, logFailure, type StreamHandler } from './http/handler.js';
 import { trpcStreamHandler } from './http/trpc-stream.js';
@@ -24,10 +25,12 @@ import { createLogger } from './ops/logger.js';
 import { answerScrape, createMetrics, type Metrics, replicaMetrics } from './ops/metrics.js';
 import { AVATAR_PATH, renderAvatar } from './pages/avatar.js';
 import { docsRoutes } from './pages/docs.js';
+import { LOG_TILE_PREFIX, logFileRoutes } from './pages/log-files.js';
 import { webRoutes } from './pages/web.js';
 import { cachePolicies, cacheReads } from './procedures/cache-policy.js';
 import { contextFactory, type Services } from './procedures/context.js';
 import { createFeedWatcher } from './procedures/feed-watcher.js';
+import { createLogSequencer } from './procedures/log-sequencer.js';
 import { openReadReplica } from './procedures/read-replica.js';
 import { appRouter } from './procedures/routers/index.js';
 import { signInDomainWarning } from './procedures/sign-in.js';
@@ -58,10 +61,11 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
   const domainWarning = signInDomainWarning(config);
   if (domainWarning) log.warn(domainWarning);
   // DATA_DIR holds the embedded database and the generated key; with neither, it is not used.
-  const dataDir = config.databaseUrl && config.jwtPrivateKey ? undefined : config.dataDir;
+  const dataDir = config.databaseUrl && config.jwtPrivateKey && config.logPrivateKey ? undefined : config.dataDir;
   if (dataDir) await prepareDataDir(dataDir);
   // Before the database: a key refused (see keys.ts) stops the start before anything is written.
   const privateKeyPem = await resolveSigningKey(config.jwtPrivateKey, config.dataDir);
+  const logSigner = await resolveLogSigner(config);
   const database = createDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
@@ -106,6 +110,7 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
     const nonces = createNonceCodec(nonceSecretFromSigningKey(privateKeyPem));
     const cursors = createCursorCodec(cursorSecretFromSigningKey(privateKeyPem));
     const feedWatcher = createFeedWatcher({ database, log }, { intervalMs: FEED_POLL_MS });
+    const logSequencer = createLogSequencer({ database, log }, logSigner);
     replica = await openReadReplica(config, database, log);
     const services: Services = {
       config,
@@ -117,6 +122,7 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
       log,
       evmChain,
       feedWatcher,
+      logSequencer,
       ...(metrics ? { metrics } : {}),
       ...(replica ? { replica } : {}),
     };
@@ -160,6 +166,12 @@ export function createHost(built: BuiltServices, options: HostOptions): { handle
     ...cacheReads(services),
   });
   if (metrics) answerCacheMetrics(metrics, caching);
+  const { logSequencer } = services;
+  const logFiles = logFileRoutes({
+    db: services.database.db,
+    checkpoint: () => logSequencer.checkpoint(),
+    verifierKey: logSequencer.verifierKey,
+  });
 
   const routes: Record<string, Handler> = {
     // First, so that no file of the web build can take an API path.
@@ -184,6 +196,7 @@ export function createHost(built: BuiltServices, options: HostOptions): { handle
       sendJson(res, 200, services.tokens.jwks(), { 'Cache-Control': 'public, max-age=300' }),
     '/openapi.json': async (req, res) => caching.openApi(req, res),
     ...docsRoutes(),
+    ...logFiles.routes,
     ...(metrics && services.config.metrics ? { '/metrics': (_req, res) => answerScrape(metrics, res) } : {}),
   };
 
@@ -196,6 +209,7 @@ export function createHost(built: BuiltServices, options: HostOptions): { handle
     corsOrigins: services.config.corsOrigins,
     ...(metrics ? { metrics } : {}),
     routes,
+    prefixRoutes: { [LOG_TILE_PREFIX]: logFiles.tiles },
     avatar: { path: AVATAR_PATH, render: renderAvatar },
   });
   return { handle, streams };

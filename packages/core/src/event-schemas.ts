@@ -26,6 +26,10 @@ const followData = z.object({
   followerCount: z.number().int().nonnegative().describe('The provider’s follower count after this change'),
 });
 const providerData = z.object({ providerId });
+const publisherData = z.object({
+  wallet: z.string().describe('The publisher wallet, in its canonical form'),
+  providerId,
+});
 
 /** The `data` of each event type. */
 export const EVENT_DATA_SCHEMAS = {
@@ -41,6 +45,12 @@ export const EVENT_DATA_SCHEMAS = {
   'provider.stats.updated': providerData.describe('A provider’s published performance changed'),
   'wallet.linked': walletData.describe('A wallet was linked to a user'),
   'wallet.unlinked': walletData.describe('A wallet was unlinked from a user'),
+  'publisher.added': publisherData.describe(
+    'A wallet became a publisher of a provider (also a `publisher.added` log entry)',
+  ),
+  'publisher.removed': publisherData.describe(
+    'A publisher wallet was removed from a provider (also a `publisher.removed` log entry)',
+  ),
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventData<T extends EventType = EventType> = z.infer<(typeof EVENT_DATA_SCHEMAS)[T]>;

@@ -2,6 +2,7 @@ export * from './catalogue-schemas.js';
 export * from './catalogue-search.js';
 export * from './errors.js';
 export * from './event-schemas.js';
+export * from './log.schemas.js';
 export * from './message.js';
 export * from './performance.js';
 export * from './schemas.js';

@@ -30,6 +30,8 @@ export const EVENT_TYPES = [
   'provider.stats.updated',
   'wallet.linked',
   'wallet.unlinked',
+  'publisher.added',
+  'publisher.removed',
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES).describe('An event type');
 export type EventType = z.infer<typeof EventTypeSchema>;

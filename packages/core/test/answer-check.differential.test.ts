@@ -12,6 +12,14 @@ import { PerformanceSchema, ProviderArchivedSchema, ProviderWriteSchema } from '
 import { EventPageSchema, EventSchema } from '../src/event-schemas.js';
 import * as examples from '../src/examples.js';
 import {
+  ConsistencyProofSchema,
+  InclusionProofSchema,
+  PublisherListSchema,
+  PublisherRemovedSchema,
+  PublisherSchema,
+} from '../src/log.schemas.js';
+import * as logExamples from '../src/log-examples.js';
+import {
   FollowedProviderPageSchema,
   FollowResultSchema,
   LinkedWalletSchema,
@@ -213,6 +221,11 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
   ['documented CreatedWebhookEndpoint', CreatedWebhookEndpointSchema, webhookExamples.createdWebhookEndpoint],
   ['documented WebhookList', WebhookListSchema, webhookExamples.webhookList],
   ['documented DeliveryPage', DeliveryPageSchema, webhookExamples.deliveryPage],
+  ['documented Publisher', PublisherSchema, logExamples.publisher],
+  ['documented PublisherList', PublisherListSchema, logExamples.publisherList],
+  ['documented PublisherRemoved', PublisherRemovedSchema, logExamples.publisherRemoved],
+  ['documented InclusionProof', InclusionProofSchema, logExamples.inclusionProof],
+  ['documented ConsistencyProof', ConsistencyProofSchema, logExamples.consistencyProof],
 ];
 
 /** Values that break one rule or another, tried in every field. */

@@ -177,6 +177,47 @@ export interface ServiceKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+/** Log entries accepted, not yet in the tree (migration 0017); `id` is the acceptance order. */
+export interface LogPendingTable {
+  id: ColumnType<string, never, never>;
+  entry: Uint8Array;
+  accepted_at: ColumnType<Date, never, never>;
+}
+
+/** The log's leaves by index, and the acceptance each came from (migration 0017). */
+export interface LogEntriesTable {
+  idx: number;
+  entry: Uint8Array;
+  accepted_id: number;
+}
+
+/** The log's hash tiles (C2SP tlog-tiles, height 8): width × 32 bytes (migration 0017). */
+export interface LogTilesTable {
+  level: number;
+  idx: number;
+  hashes: Uint8Array;
+}
+
+/** The log's single state row: its lock is the sequencer's (migration 0017, docs/log.md). */
+export interface LogStateTable {
+  id: ColumnType<true, true | undefined, never>;
+  size: ColumnType<number, never, number>;
+  root: Uint8Array;
+  checkpoint: string | null;
+  verifier_key: string | null;
+  signed_at: NullableTimestamp;
+}
+
+/** A provider's publisher wallets, one row per addition (migration 0017b). */
+export interface ProviderPublishersTable {
+  id: ColumnType<string, never, never>;
+  provider_id: number;
+  wallet: string;
+  chain: Chain;
+  added_at: Timestamp;
+  removed_at: NullableTimestamp;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -195,6 +236,11 @@ export const TABLES = [
   'idempotency_keys',
   'webhook_endpoints',
   'event_relays',
+  'log_pending',
+  'log_entries',
+  'log_tiles',
+  'log_state',
+  'provider_publishers',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -214,4 +260,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   event_relays: EventRelaysTable;
+  log_pending: LogPendingTable;
+  log_entries: LogEntriesTable;
+  log_tiles: LogTilesTable;
+  log_state: LogStateTable;
+  provider_publishers: ProviderPublishersTable;
 }

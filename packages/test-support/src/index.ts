@@ -1,12 +1,20 @@
 export { type ApiModule, apiStarter, type StartOptions, TEST_SERVICE_ENV, type TestApi } from './api.js';
 export { freePort } from './free-port.js';
 export {
+  buildGoLogCheck,
+  GoLogCheckError,
+  type GoLogCheckOptions,
+  type GoLogCheckSummary,
+  verifyLogWithGo,
+} from './go-log-check.js';
+export {
   MissingToolError,
   type PgBouncer,
   reroute,
   startPgBouncer,
   waitForDatabase,
 } from './local-servers.js';
+export { type LogFixture, startLogFixture } from './log-fixture.js';
 export { type ReplicatedClusters, replicaToolsMissing, startReplicatedClusters } from './replica-clusters.js';
 export {
   BACKENDS,

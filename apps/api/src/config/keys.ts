@@ -10,12 +10,19 @@ import { join } from 'node:path';
 import { ConfigError } from './config.js';
 
 export const KEY_FILE = 'jwt-signing-key.pem';
+/** The log's checkpoint key (LOG_PRIVATE_KEY unset), kept and refused the same way. */
+export const LOG_KEY_FILE = 'log-signing-key.pem';
 
-export async function resolveSigningKey(configured: string | undefined, dataDir: string): Promise<string> {
+export async function resolveSigningKey(
+  configured: string | undefined,
+  dataDir: string,
+  file = KEY_FILE,
+  misuse = 'sign a token for any user',
+): Promise<string> {
   if (configured) return configured;
-  const path = join(dataDir, KEY_FILE);
+  const path = join(dataDir, file);
   try {
-    return await readPrivateKeyFile(path);
+    return await readPrivateKeyFile(path, misuse);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -23,7 +30,7 @@ export async function resolveSigningKey(configured: string | undefined, dataDir:
   const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   // Write a private temporary file, then hard-link it into place: link fails if another
   // server got there first, and nobody ever reads a half-written key.
-  const temp = join(dataDir, `.${KEY_FILE}.${randomBytes(6).toString('hex')}`);
+  const temp = join(dataDir, `.${file}.${randomBytes(6).toString('hex')}`);
   await writeFile(temp, pem, { mode: 0o600 });
   try {
     await link(temp, path);
@@ -31,7 +38,7 @@ export async function resolveSigningKey(configured: string | undefined, dataDir:
     return pem;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return await readPrivateKeyFile(path);
+    return await readPrivateKeyFile(path, misuse);
   } finally {
     await unlink(temp).catch(() => {});
   }
@@ -41,7 +48,7 @@ export async function resolveSigningKey(configured: string | undefined, dataDir:
  * The file's text, if only its owner may read it; otherwise a ConfigError saying how to fix
  * it. The mode is read from the open file, so the file checked is the file read.
  */
-export async function readPrivateKeyFile(path: string): Promise<string> {
+export async function readPrivateKeyFile(path: string, misuse = 'sign a token for any user'): Promise<string> {
   const file = await open(path, 'r');
   try {
     const mode = (await file.stat()).mode & 0o777;
@@ -49,7 +56,7 @@ export async function readPrivateKeyFile(path: string): Promise<string> {
       const who = [mode & 0o070 ? 'its group' : '', mode & 0o007 ? 'everyone' : ''].filter(Boolean).join(' and ');
       throw new ConfigError(
         `The signing key ${path} is open to ${who} (mode ${mode.toString(8).padStart(4, '0')}): whoever can read ` +
-          `it can sign a token for any user. Make it private (chmod 600 ${path}) and start again; if others may ` +
+          `it can ${misuse}. Make it private (chmod 600 ${path}) and start again; if others may ` +
           'have read it already, replace it instead (delete it to have a new one generated: every token signed ' +
           'with the old key then stops working).',
       );

@@ -136,6 +136,7 @@ export const GROUPS = {
   events: 'Events (docs/events.md)',
   webhooks: 'Webhooks (docs/events.md, "Webhooks")',
   'event-bus': 'NATS JetStream event bus (docs/events.md, "NATS JetStream"); unset: no relay runs',
+  log: 'The public log of record (docs/log.md)',
 } as const;
 
 export interface Variable {
@@ -245,7 +246,7 @@ export const VARIABLES = [
     key: 'dataDir',
     group: 'database',
     ...defaulted(z.string(), '.data'),
-    doc: 'PGlite files and the generated signing key; created 0700, its files kept 0600; the server refuses to start on one its group or others may write (not used when both `DATABASE_URL` and `JWT_PRIVATE_KEY` are set)',
+    doc: 'PGlite files and the generated signing key; created 0700, its files kept 0600; the server refuses to start on one its group or others may write (not used when `DATABASE_URL`, `JWT_PRIVATE_KEY` and `LOG_PRIVATE_KEY` are all set)',
   },
   {
     env: 'SEED_PROVIDERS',
@@ -589,5 +590,24 @@ export const VARIABLES = [
       'signal.events',
     ),
     doc: 'subjects are `<prefix>.<type>` (`signal.events.follow.created`); change it only to share one NATS account between deployments or tests',
+  },
+  {
+    env: 'LOG_ORIGIN',
+    key: 'logOrigin',
+    group: 'log',
+    ...unset(
+      z
+        .string()
+        .regex(/^[\x21-\x2a\x2c-\x7e]{1,255}$/, 'must be 1..255 printable ASCII characters without spaces or +'),
+      'the first `SIGN_IN_DOMAIN` + `/signals`, else `localhost/signals`',
+    ),
+    doc: "the log's name: the first line of its checkpoints and the name of its key (C2SP tlog-checkpoint); never change it for a log that has been published (see [Log](log.md#sequencing))",
+  },
+  {
+    env: 'LOG_PRIVATE_KEY',
+    key: 'logPrivateKey',
+    group: 'log',
+    ...unset(pem),
+    doc: "Ed25519 PKCS#8 PEM that signs the log's checkpoints; `\\n` escapes allowed. Unset → generated once into `DATA_DIR/log-signing-key.pem` (mode 600). Every server sharing a database must have the same key: a server whose key did not sign the log never signs it (it logs an error at its first pass) and serves the checkpoints the right key signed",
   },
 ] as const satisfies readonly Variable[];

@@ -48,6 +48,8 @@ export interface HandlerDeps {
    * them can take an API path, then /health, /ready, the JWKS, /openapi.json, /docs, /metrics.
    */
   routes: Record<string, Handler>;
+  /** Whole answers under a path prefix, GET (and HEAD) only: the log's tiles (`/log/tile/…`). */
+  prefixRoutes?: Record<string, Handler>;
   /** `/avatars/{seed}.svg`: generated, immutable. */
   avatar: { path: RegExp; render(seed: string): string };
 }
@@ -61,6 +63,7 @@ export function logFailure(log: Logger, error: unknown, wire: WireError, req: In
 
 export function createHandler(deps: HandlerDeps): Handler {
   const { router, createContext, caching, streams, metrics, routes, avatar } = deps;
+  const prefixRoutes = Object.entries(deps.prefixRoutes ?? {});
   const logFailed = (error: unknown, wire: WireError, req: IncomingMessage) => logFailure(deps.log, error, wire, req);
 
   const restRoutes = restRouter(router);
@@ -129,10 +132,11 @@ export function createHandler(deps: HandlerDeps): Handler {
       const target = parseRequestTarget(req.url);
       const { pathname } = target;
       const fixed = routes[pathname];
-      if (fixed) {
-        setRoute(req, pathname);
+      const prefixed = fixed ? undefined : prefixRoutes.find(([prefix]) => pathname.startsWith(prefix));
+      if (fixed || prefixed) {
+        setRoute(req, prefixed ? `${prefixed[0]}…` : pathname);
         if (req.method !== 'GET') throw new DomainError('NOT_FOUND', `${req.method} is not served on ${pathname}`);
-        await fixed(req, res);
+        await (fixed ?? prefixed![1])(req, res);
       } else if (avatar.path.test(pathname) && req.method === 'GET') {
         setRoute(req, '/avatars/{seed}.svg');
         res.setHeader('Content-Type', 'image/svg+xml');

@@ -58,6 +58,12 @@ export const TAGS: OpenAPIV3.TagObject[] = [
       'Events POSTed to your endpoints, signed as Standard Webhooks specifies (scope `webhooks:manage`): endpoints, ' +
       'their `whsec_` secrets and deliveries logs. Retries, disabling and URL rules: docs/events.md.',
   },
+  {
+    name: 'log',
+    description:
+      'The public log of record: proofs as JSON. The signed checkpoint (`GET /log/checkpoint`), the verifier ' +
+      'key (`GET /log/key`) and the C2SP tiles (`GET /log/tile/…`) are text and bytes: docs/log.md.',
+  },
 ];
 
 export const DESCRIPTION = `Wallet-authenticated API for a catalogue of trading-signal providers. Every procedure here is also

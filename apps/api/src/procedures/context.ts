@@ -7,6 +7,7 @@ import type { DatabaseHandle, ReadReplica, VersionSink } from '@signal/db';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { FeedWatcher } from './feed-watcher.js';
+import type { LogSequencer } from './log-sequencer.js';
 
 /** The counters procedures feed (ops/metrics.ts implements them, with the rest of /metrics). */
 export interface ProcedureMetrics {
@@ -39,6 +40,8 @@ export interface Services {
   replica?: ReadReplica;
   /** Wakes what waits for new events (events.stream, the bus relay): procedures/feed-watcher.ts. */
   feedWatcher: FeedWatcher;
+  /** The public log's sequencer, its served checkpoint, and waiting for an entry's (log-sequencer.ts). */
+  logSequencer: LogSequencer;
 }
 
 /** Per request. Its logger, carrying the request id, is requestLog(req, services.log) (wire/request-state.ts). */

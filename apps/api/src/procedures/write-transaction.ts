@@ -18,6 +18,8 @@
  *   is not remembered: it changed nothing.
  * - Once committed, a write waits (bounded) for the read replica to replay it, so that the next
  *   public read on any server shows it (read-replica.ts).
+ * - `ctx.afterCommit(fn)`: `fn` runs once the transaction has committed (never after a rollback),
+ *   before the answer: a write that appended to the log kicks the log's sequencer there.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '@signal/core';
@@ -83,8 +85,12 @@ export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput
       .digest('base64url'),
   };
   const { db } = ctx.services.database;
-  let result!: Awaited<ReturnType<typeof next<{ trx: Transaction<Database> }>>>;
+  let result!: Awaited<ReturnType<typeof next<{ trx: Transaction<Database>; afterCommit: AfterCommit }>>>;
   let replay: string | undefined;
+  const committed: (() => void)[] = [];
+  const afterCommit: AfterCommit = (fn) => {
+    committed.push(fn);
+  };
   try {
     await db.transaction().execute(async (trx) => {
       if (claim) {
@@ -102,7 +108,7 @@ export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput
           return;
         }
       }
-      result = await next({ ctx: { trx } });
+      result = await next({ ctx: { trx, afterCommit } });
       if (!result.ok) throw ROLLBACK;
       // The status too: a procedure may answer another success status than its route's (an
       // already-linked wallet is a 200 where a new link is a 201), and a replay repeats it.
@@ -120,9 +126,13 @@ export const writeTransaction = middleware(async ({ ctx, path, meta, getRawInput
     ctx.res.statusCode = answer.status;
     return { ok: true as const, data: answer.data, marker: middlewareMarker };
   }
+  for (const fn of committed) fn();
   await awaitReplicaAfterWrite(ctx);
   return result;
 });
+
+/** Runs `fn` once the write's transaction has committed. */
+export type AfterCommit = (fn: () => void) => void;
 
 /** The Idempotency-Key was used with another body or route (or its first request still runs). */
 export const idempotencyConflict = () =>

@@ -257,6 +257,7 @@ describe('/openapi.json as a document', () => {
 describe('named schemas', () => {
   const NAMES = [
     'Chain',
+    'ConsistencyProof',
     'CreateServiceKeyBody',
     'CreateWebhookBody',
     'CreatedServiceKey',
@@ -275,6 +276,7 @@ describe('named schemas', () => {
     'Follower',
     'FollowerPage',
     'HealthResponse',
+    'InclusionProof',
     'Jwks',
     'LinkWalletBody',
     'LinkedWallet',
@@ -290,6 +292,9 @@ describe('named schemas', () => {
     'ProviderPage',
     'ProviderStats',
     'ProviderWrite',
+    'Publisher',
+    'PublisherList',
+    'PublisherRemoved',
     'ReadyResponse',
     'RevokedServiceKey',
     'RevokedSession',

@@ -16,6 +16,8 @@ import * as nameSearch from './0014-name-search.js';
 import * as figureSorts from './0014b-figure-sorts.js';
 import * as eventRelay from './0015-event-relay.js';
 import * as webhooks from './0016-webhooks.js';
+import * as log from './0017-log.js';
+import * as publishers from './0017b-publishers.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Never edit a released one.
@@ -40,4 +42,6 @@ export const migrations: Record<string, Migration> = {
   '0014b-figure-sorts': figureSorts,
   '0015-event-relay': eventRelay,
   '0016-webhooks': webhooks,
+  '0017-log': log,
+  '0017b-publishers': publishers,
 };

@@ -4,9 +4,11 @@ import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
 import { eventsRouter } from './events.router.js';
 import { followersRouter } from './followers.router.js';
+import { logRouter } from './log.router.js';
 import { meRouter } from './me.router.js';
 import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
+import { publishersRouter } from './publishers.router.js';
 import { sessionsRouter } from './sessions.router.js';
 import { walletsRouter } from './wallets.router.js';
 import { webhooksRouter } from './webhooks.router.js';
@@ -21,6 +23,8 @@ export const appRouter = router({
   events: eventsRouter,
   followers: followersRouter,
   webhooks: webhooksRouter,
+  log: logRouter,
+  publishers: publishersRouter,
 });
 
 /**

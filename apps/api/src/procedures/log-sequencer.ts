@@ -1,0 +1,201 @@
+/**
+ * The log's sequencer and watcher, one per process (docs/log.md, "Sequencing"). Every server
+ * runs it; the database's state row lets one at a time integrate (@signal/db's
+ * integrateLogEntries). It:
+ * - runs a pass right after an append commits here (`kick`), and every POLL_MS for entries other
+ *   servers accepted (a pass is one small query when nothing waits);
+ * - keeps the newest checkpoint it has seen, never an older one: what this server serves, so the
+ *   sizes one server shows never go down;
+ * - wakes, in memory, the appenders waiting for their entry to be in a signed checkpoint
+ *   (`waitFor`): one query per pass for all of them, none per request.
+ * No LISTEN/NOTIFY and no session lock: both are lost behind a transaction-mode pooler.
+ */
+import type { NoteSigner } from '@signal/core/log';
+import { signCheckpoint } from '@signal/core/log';
+import { findLogIndexes, integrateLogEntries, type LogAcceptance, readLogState } from '@signal/db';
+import type { Services } from './context.js';
+
+/** How often each process looks for entries accepted elsewhere (the 1 s promise has room for it). */
+const POLL_MS = 100;
+/** Entries per integrating transaction: bounds its length, and the lock's. */
+export const LOG_BATCH_SIZE = 10_000;
+
+/** A checkpoint as served: its signed note and the tree size it signs. */
+export interface ServedCheckpoint {
+  size: number;
+  note: string;
+}
+
+/** An entry in the tree: its index and a signed checkpoint that holds it (size > logIndex). */
+export interface LogInclusion {
+  logIndex: number;
+  checkpoint: ServedCheckpoint;
+}
+
+export interface LogSequencer {
+  /** The verifier key of the checkpoints (`GET /log/key`). */
+  readonly verifierKey: string;
+  readonly origin: string;
+  /** The newest checkpoint this server has seen; undefined until the first pass reached the database. */
+  checkpoint(): ServedCheckpoint | undefined;
+  /** A pass as soon as possible: call it once a transaction that appended has committed. */
+  kick(): void;
+  /**
+   * Resolves once the entry accepted as `acceptance` is in a signed checkpoint; undefined after
+   * `maxWaitMs`, when `signal` aborts or when the sequencer stops. Call it after the appending
+   * transaction committed (it kicks the sequencer itself).
+   */
+  waitFor(
+    acceptance: LogAcceptance,
+    options: { maxWaitMs: number; signal?: AbortSignal | undefined },
+  ): Promise<LogInclusion | undefined>;
+  /** The first pass (signs the empty tree's checkpoint on a new log), then the polling. */
+  start(): Promise<void>;
+  /** Ends the polling after the pass under way; waiters get undefined. */
+  stop(): Promise<void>;
+}
+
+interface Waiter {
+  acceptance: LogAcceptance;
+  resolve: (inclusion: LogInclusion | undefined) => void;
+}
+
+export function createLogSequencer(services: Pick<Services, 'database' | 'log'>, signer: NoteSigner): LogSequencer {
+  const { db } = services.database;
+  const waiters = new Map<number, Waiter[]>();
+  let served: ServedCheckpoint | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** Waiters registered since the last lookup (their entry may be in the tree already). */
+  let unchecked = false;
+  /** The size the last lookup covered. */
+  let lookedUpTo = 0;
+  let foreignKeyLogged = false;
+
+  const sign = (size: number, rootHash: Uint8Array) => ({
+    checkpoint: signCheckpoint({ origin: signer.name, size, rootHash }, signer),
+    verifierKey: signer.verifierKey,
+  });
+
+  /** Only ever forward: a server never serves an older checkpoint than one it served. */
+  const observe = (size: number, note: string | null) => {
+    if (note !== null && (!served || size > served.size)) served = { size, note };
+  };
+
+  const settle = (acceptanceId: number, inclusion: LogInclusion | undefined) => {
+    for (const waiter of waiters.get(acceptanceId) ?? []) waiter.resolve(inclusion);
+    waiters.delete(acceptanceId);
+  };
+
+  const wakeWaiters = async () => {
+    const head = served;
+    if (!head || waiters.size === 0 || (!unchecked && head.size <= lookedUpTo)) return;
+    unchecked = false;
+    const all = [...waiters.values()].flat();
+    const from = Math.min(...all.map((w) => w.acceptance.minIndex));
+    const found = await findLogIndexes(db, { from, to: head.size, ids: [...waiters.keys()] });
+    lookedUpTo = head.size;
+    for (const [acceptanceId, logIndex] of found) settle(acceptanceId, { logIndex, checkpoint: head });
+  };
+
+  const pass = async () => {
+    const state = await readLogState(db);
+    observe(state.size, state.checkpoint);
+    if (state.pending || state.checkpoint === null) {
+      for (;;) {
+        const outcome = await integrateLogEntries(db, {
+          batchSize: LOG_BATCH_SIZE,
+          sign,
+          verifierKey: signer.verifierKey,
+        });
+        if (outcome.kind === 'foreign-key') {
+          if (!foreignKeyLogged) {
+            foreignKeyLogged = true;
+            services.log.error(
+              { logKey: signer.verifierKey, signedBy: outcome.verifierKey },
+              'this server does not sequence the log: its LOG_PRIVATE_KEY is not the key that signed it (servers sharing a database must share the key; docs/log.md)',
+            );
+          }
+          break;
+        }
+        if (outcome.kind === 'busy') break;
+        observe(outcome.size, outcome.checkpoint);
+        if (outcome.kind === 'idle' || outcome.integrated < LOG_BATCH_SIZE || stopped) break;
+      }
+    }
+    await wakeWaiters();
+  };
+
+  const run = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          // The database away: the next poll tries again; waiters wait (bounded by their maxWaitMs).
+          services.log.warn({ err: error }, 'log sequencer pass failed');
+        }
+      } while (again && !stopped);
+      running = undefined;
+    })();
+    return running;
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void run().finally(schedule);
+    }, POLL_MS);
+    timer.unref();
+  };
+
+  return {
+    verifierKey: signer.verifierKey,
+    origin: signer.name,
+    checkpoint: () => served,
+    kick() {
+      if (!stopped) void run();
+    },
+    waitFor(acceptance, { maxWaitMs, signal }) {
+      if (stopped || signal?.aborted) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const waiter: Waiter = {
+          acceptance,
+          resolve: (inclusion) => {
+            clearTimeout(deadline);
+            signal?.removeEventListener('abort', abandon);
+            resolve(inclusion);
+          },
+        };
+        const abandon = () => {
+          const list = (waiters.get(acceptance.id) ?? []).filter((w) => w !== waiter);
+          if (list.length > 0) waiters.set(acceptance.id, list);
+          else waiters.delete(acceptance.id);
+          waiter.resolve(undefined);
+        };
+        const deadline = setTimeout(abandon, maxWaitMs);
+        signal?.addEventListener('abort', abandon, { once: true });
+        waiters.set(acceptance.id, [...(waiters.get(acceptance.id) ?? []), waiter]);
+        unchecked = true;
+        void run();
+      });
+    },
+    async start() {
+      await run();
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      for (const id of [...waiters.keys()]) settle(id, undefined);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The public log's proofs as JSON (CONTRACT.md, "The log"): an entry's inclusion in a tree of a
+ * given size, and the consistency of two tree sizes, both from the stored tiles. Any size up to
+ * the log's size at the time of the request answers (every past checkpoint's). The checkpoint,
+ * the key and the tiles are bytes, served by the host (pages/log-files.ts).
+ */
+import {
+  ConsistencyProofQuerySchema,
+  ConsistencyProofSchema,
+  DomainError,
+  InclusionProofQuerySchema,
+  InclusionProofSchema,
+} from '@signal/core';
+import { consistencyProof, inclusionProof, storedHashIndex, storedHashReader, toBase64 } from '@signal/core/log';
+import * as examples from '@signal/core/log-examples';
+import { type Database, readLogSize, readLogTiles } from '@signal/db';
+import type { Kysely } from 'kysely';
+import { publicProcedure, router } from '../trpc.js';
+
+/** A 400 naming the parameter, as zod's refusals do. */
+const outOfBounds = (field: string, message: string) =>
+  new DomainError('VALIDATION_ERROR', `Invalid request: ${field}: ${message}`, {
+    issues: [{ path: [field], message }],
+  });
+
+/** The tile reader of the core library's proofs over the stored tiles. */
+const storedTiles = (db: Kysely<Database>) => async (tiles: { level: number; index: number; width: number }[]) => {
+  const data = await readLogTiles(db, tiles);
+  return data.map((bytes, i) => {
+    if (!bytes)
+      throw new Error(`log tile ${tiles[i]!.level}/${tiles[i]!.index} of width ${tiles[i]!.width} is missing`);
+    return bytes;
+  });
+};
+
+const LOG_ERRORS = ['RATE_LIMITED'] as const;
+
+export const logRouter = router({
+  inclusion: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/log/proof/inclusion',
+        tags: ['log'],
+        summary: 'Inclusion proof of a log entry',
+        description:
+          'The proof that entry `index` is in the tree of `size` entries (0 ≤ index < size ≤ the log’s size: any ' +
+          'past checkpoint’s size answers), with the entry’s leaf hash; check it against that checkpoint’s root ' +
+          '(RFC 9162, as Go’s `tlog.CheckRecord`). Hashes are padded standard base64. Out of bounds → 400.',
+        protect: false,
+        example: { request: { index: 1, size: 3 }, response: examples.inclusionProof },
+      },
+      errors: [...LOG_ERRORS],
+    })
+    .input(InclusionProofQuerySchema)
+    .output(InclusionProofSchema)
+    .query(async ({ input, ctx }) => {
+      const { db } = ctx.services.database;
+      const treeSize = await readLogSize(db);
+      if (input.size > treeSize) throw outOfBounds('size', `must be at most the log's size, ${treeSize}`);
+      if (input.index >= input.size) throw outOfBounds('index', `must be less than size (${input.size})`);
+      const read = storedTiles(db);
+      const [[leafHash], proof] = await Promise.all([
+        storedHashReader(input.size, read)([storedHashIndex(0, input.index)]),
+        inclusionProof(input.index, input.size, read),
+      ]);
+      return { index: input.index, size: input.size, leafHash: toBase64(leafHash!), proof: proof.map(toBase64) };
+    }),
+
+  consistency: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/log/proof/consistency',
+        tags: ['log'],
+        summary: 'Consistency proof between two log sizes',
+        description:
+          'The proof that the tree of `from` entries is a prefix of the tree of `to` entries (1 ≤ from ≤ to ≤ the ' +
+          'log’s size); `from = to` → an empty proof. A monitor keeps its last checkpoint and checks each new one ' +
+          'with it (as Go’s `tlog.CheckTree`). Hashes are padded standard base64. Out of bounds → 400.',
+        protect: false,
+        example: { request: { from: 2, to: 3 }, response: examples.consistencyProof },
+      },
+      errors: [...LOG_ERRORS],
+    })
+    .input(ConsistencyProofQuerySchema)
+    .output(ConsistencyProofSchema)
+    .query(async ({ input, ctx }) => {
+      const { db } = ctx.services.database;
+      const treeSize = await readLogSize(db);
+      if (input.to > treeSize) throw outOfBounds('to', `must be at most the log's size, ${treeSize}`);
+      if (input.from > input.to) throw outOfBounds('from', `must be at most to (${input.to})`);
+      const proof = input.from === input.to ? [] : await consistencyProof(input.from, input.to, storedTiles(db));
+      return { from: input.from, to: input.to, proof: proof.map(toBase64) };
+    }),
+});

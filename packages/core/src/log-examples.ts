@@ -1,0 +1,37 @@
+/**
+ * The documented examples of the log's JSON routes and the publisher routes (shown in the OpenAPI
+ * document, and held to their schemas by the answer checks' differential test). The proofs are of
+ * a real tree: the three entries `a`, `b`, `c`.
+ */
+import type { ConsistencyProof, InclusionProof, Publisher, PublisherList, PublisherRemoved } from './log.schemas.js';
+
+const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+export const publisher = {
+  providerId: 5,
+  wallet,
+  chain: 'evm',
+  addedAt: '2026-11-23T10:00:00.000Z',
+  removedAt: null,
+} satisfies Publisher;
+
+export const addPublisherRequest = { id: 5, wallet: wallet.toLowerCase() };
+
+export const publisherRemoved = { providerId: 5, wallet, removed: true } satisfies PublisherRemoved;
+
+export const publisherList = {
+  items: [{ ...publisher, addedAt: '2026-11-20T08:00:00.000Z', removedAt: '2026-11-22T09:30:00.000Z' }, publisher],
+} satisfies PublisherList;
+
+export const inclusionProof = {
+  index: 1,
+  size: 3,
+  leafHash: 'V+s1YV1H807HFMrN9f10YIpejhAnJOgLJLKHwMJ7ajE=',
+  proof: ['Aippeebat6pa5MPl5F9+l3ESp+Y1k4INvsHsc4ok+Tw=', 'WX/LMSgtNGVMIA00GPylcFxkjr8ybsc9jd7xGEH4dtg='],
+} satisfies InclusionProof;
+
+export const consistencyProof = {
+  from: 2,
+  to: 3,
+  proof: ['WX/LMSgtNGVMIA00GPylcFxkjr8ybsc9jd7xGEH4dtg='],
+} satisfies ConsistencyProof;

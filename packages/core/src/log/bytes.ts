@@ -1,0 +1,61 @@
+// Byte helpers for the log, written for browsers and Node alike (no Buffer, no node: imports).
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function utf8(text: string): Uint8Array {
+  return utf8Encoder.encode(text);
+}
+
+/** Decodes UTF-8, throwing on invalid sequences (a note with bad UTF-8 is malformed, not "repaired"). */
+export function fromUtf8(bytes: Uint8Array): string {
+  return utf8Decoder.decode(bytes);
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/** Standard, padded base64 (RFC 4648 §4), as Go's base64.StdEncoding and C2SP's formats use. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Strict standard base64: padding required, no white space, and only the canonical spelling
+ * (unused bits zero), so one value has one encoding. Returns null when the text is not base64.
+ */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!base64Pattern.test(text)) return null;
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return toBase64(bytes) === text ? bytes : null;
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
