@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { hashMessage, hexToBytes, keccak256 } from 'viem';
+import { decodeBase58 } from './base58.js';
 import type { ParsedWallet } from './wallet.js';
 
 /** 65 bytes (r ‖ s ‖ v) or EIP-2098's 64 (r ‖ yParityAndS), in hex. */
@@ -180,25 +181,49 @@ function solanaOffchainEnvelope(text: string, signer: Uint8Array): Uint8Array | 
 }
 
 /**
+ * Runs `check` with `address`'s key and the 64 bytes of `signature` (base58); false for a
+ * malformed signature, a small-order key, or anything that throws (an invalid curve point).
+ */
+function withEd25519(
+  address: string,
+  signature: string,
+  check: (key: KeyObject, bytes: Uint8Array) => boolean,
+): boolean {
+  if (!BASE58.test(signature)) return false;
+  const bytes = decodeBase58(signature);
+  if (bytes === null || bytes.length !== 64) return false;
+  try {
+    const key = ed25519Key(address);
+    return key !== null && check(key, bytes);
+  } catch {
+    // Not a valid curve point for a key, for instance.
+    return false;
+  }
+}
+
+/**
  * True when `signature` (base58, 64 bytes) is an ed25519 signature by `address` of the UTF-8
  * message, or of the message in either layout of the off-chain message envelope above.
  */
 export function verifySolanaSignature(address: string, message: string, signature: string): boolean {
-  if (!BASE58.test(signature)) return false;
-  const bytes = bs58.decode(signature);
-  if (bytes.length !== 64) return false;
-  try {
-    const key = ed25519Key(address);
-    if (key === null) return false;
+  return withEd25519(address, signature, (key, bytes) => {
     if (verifyEd25519(null, Buffer.from(message, 'utf8'), key, bytes)) return true;
     const legacy = solanaOffchainLegacyEnvelope(message);
     if (legacy && verifyEd25519(null, legacy, key, bytes)) return true;
     const extended = solanaOffchainEnvelope(message, bs58.decode(address));
     return extended !== null && verifyEd25519(null, extended, key, bytes);
-  } catch {
-    // Not a valid curve point for a key, for instance.
-    return false;
-  }
+  });
+}
+
+/**
+ * True when `signature` (base58, 64 bytes) is an Ed25519 signature by `publicKey` (base58 of 32
+ * bytes) of exactly the UTF-8 bytes of `message`, with no envelope: the signed statements, which
+ * an auditor checks byte for byte, take nothing else.
+ */
+export function verifyEd25519Signature(publicKey: string, message: string, signature: string): boolean {
+  return withEd25519(publicKey, signature, (key, bytes) =>
+    verifyEd25519(null, Buffer.from(message, 'utf8'), key, bytes),
+  );
 }
 
 /** Verifies a signature by a parsed (canonical) wallet of either family. */

@@ -20,6 +20,7 @@ const entries = {
   '@signal/sdk': "export * from '@signal/sdk';",
   '@signal/sdk/evm': "export * from '@signal/sdk/evm';",
   '@signal/sdk/solana': "export * from '@signal/sdk/solana';",
+  '@signal/sdk/statements': "export * from '@signal/sdk/statements';",
 };
 
 /**

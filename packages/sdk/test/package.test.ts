@@ -183,4 +183,13 @@ describe('browser bundle (esbuild, minified)', () => {
     expect(solana.lazyInputs.some((input) => input.includes('tweetnacl'))).toBe(true);
     expect(solana.eagerInputs.some((input) => /viem|@solana\/web3/.test(input))).toBe(false);
   });
+
+  it('the statement builder: canonical JSON without zod or Node built-ins, tweetnacl on demand, under 3 KiB gzip', () => {
+    const statements = sizes['@signal/sdk/statements']!;
+    expect(
+      statements.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input)),
+    ).toEqual([]);
+    expect(statements.lazyInputs.some((input) => input.includes('tweetnacl'))).toBe(true);
+    expect(statements.gzip).toBeLessThan(3 * 1024);
+  });
 });
