@@ -30,6 +30,11 @@ const publisherData = z.object({
   wallet: z.string().describe('The publisher wallet, in its canonical form'),
   providerId,
 });
+const publisherKeyData = z.object({
+  key: z.string().describe('The delegated key, `ed25519:<base58>`'),
+  wallet: z.string().describe('The publisher wallet that delegated it, in its canonical form'),
+  providerId,
+});
 
 /** The `data` of each event type. */
 export const EVENT_DATA_SCHEMAS = {
@@ -50,6 +55,12 @@ export const EVENT_DATA_SCHEMAS = {
   ),
   'publisher.removed': publisherData.describe(
     'A publisher wallet was removed from a provider (also a `publisher.removed` log entry)',
+  ),
+  'publisher_key.delegated': publisherKeyData.describe(
+    'A publisher wallet delegated a key (also the `key.delegate` statement in the log)',
+  ),
+  'publisher_key.revoked': publisherKeyData.describe(
+    'A delegated key was revoked, by a publisher wallet or by itself (also the `key.revoke` statement in the log)',
   ),
 } as const satisfies Record<EventType, z.ZodType>;
 

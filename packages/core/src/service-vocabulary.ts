@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'wallet.unlinked',
   'publisher.added',
   'publisher.removed',
+  'publisher_key.delegated',
+  'publisher_key.revoked',
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES).describe('An event type');
 export type EventType = z.infer<typeof EventTypeSchema>;

@@ -24,6 +24,7 @@ export * from './performance.queries.js';
 export * from './provider.queries.js';
 export { listProviders } from './provider-list.queries.js';
 export * from './publisher.queries.js';
+export * from './publisher-key.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';

@@ -18,6 +18,7 @@ import * as eventRelay from './0015-event-relay.js';
 import * as webhooks from './0016-webhooks.js';
 import * as log from './0017-log.js';
 import * as publishers from './0017b-publishers.js';
+import * as publisherKeys from './0021-publisher-keys.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Never edit a released one.
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0016-webhooks': webhooks,
   '0017-log': log,
   '0017b-publishers': publishers,
+  '0021-publisher-keys': publisherKeys,
 };
