@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // One entry per import path, so a Solana-only app never loads the EVM adapter and vice versa.
-  entry: ['src/index.ts', 'src/evm.ts', 'src/solana.ts', 'src/statements.ts'],
+  entry: ['src/index.ts', 'src/evm.ts', 'src/solana.ts', 'src/statements.ts', 'src/log.ts'],
   format: ['esm'],
   // The browser platform makes any Node built-in on these paths a build error.
   platform: 'browser',
@@ -18,5 +18,5 @@ export default defineConfig({
   // Bundled, not depended on: the private @signal/core (error table, sign-in message) and the
   // tRPC client with the few helpers it takes from @trpc/server. The published package then
   // needs no private package and no server library; tree-shaking keeps only what is used.
-  noExternal: ['@signal/core', '@trpc/client', '@trpc/server'],
+  noExternal: ['@signal/core', '@trpc/client', '@trpc/server', '@noble/hashes', '@noble/curves'],
 });

@@ -58,6 +58,7 @@ import {
   STEADY_V8_FLAGS,
 } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
+import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
   BENCH_ADMIN_KEY,
@@ -591,6 +592,17 @@ async function main() {
     const spec = apiSpec(catalogue, privateKeyPem);
     rows.set(FEED_KEY, await feedRow({ catalogueUrl: catalogue.url, spec, rounds: quick ? 1 : 3, log }));
   }
+  for (const [key, value] of await logRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    wanted,
+    seconds: quick ? 2 : 10,
+    connections: 32,
+    log,
+  }))
+    rows.set(key, value);
 
   const order = [
     'mix',
@@ -602,6 +614,7 @@ async function main() {
     ...DEPLOYMENT_KEYS,
     ...WEBHOOK_KEYS,
     FEED_KEY,
+    ...LOG_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -628,6 +641,7 @@ async function main() {
       ...judgeDeployment(rows),
       ...judgeWebhooks(rows),
       ...judgeFeed(rows.get(FEED_KEY)),
+      ...judgeLog(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };

@@ -1,6 +1,7 @@
 import { buildAuthMessage, parseSignInMessage } from '@signal/core';
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
+import { logMethods } from './log-client.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore } from './token.store.js';
 import { createTransport } from './transport.js';
@@ -228,5 +229,6 @@ export function createClient(options: ClientOptions): SignalClient {
       all: (query = {}) => walk(listSessions, query),
       revoke: (id) => authed((context) => trpc.sessions.revoke.mutate({ id }, { context })),
     },
+    log: logMethods(baseUrl, trpc, options.fetch),
   };
 }

@@ -3,6 +3,7 @@
  * keeps (client.ts implements it).
  */
 import type { SignalApiError } from './api-error.js';
+import type { LogMethods } from './log-client.js';
 import type { Signer } from './signer.types.js';
 import { memoryTokenStore, type StoredToken, type TokenStore } from './token.store.js';
 import type {
@@ -179,4 +180,6 @@ export interface SignalClient {
      */
     revoke(id: string): Promise<RevokedSession>;
   };
+  /** The public log of record: checkpoints and proofs, unchecked (check them with `@signal/sdk/log`). */
+  log: LogMethods;
 }

@@ -3,6 +3,7 @@ export type { CatalogueWriteMethods, WriteOptions } from './catalogue-writes.js'
 export { createClient } from './client.js';
 export type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 export type { EventStreamOptions } from './event-stream.js';
+export type { LogMethods } from './log-client.js';
 export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';
 export {

@@ -88,6 +88,10 @@ export type ProviderPatch = Omit<Inputs['providers']['update'], 'id'>;
 export type PerformancePublishBody = Omit<Inputs['providers']['publish'], 'id'>;
 /** `GET /providers/{id}/performance`: the chart of one window, as of the series' last date. */
 export type Performance = Outputs['providers']['performance'];
+/** `GET /log/proof/inclusion`: `{ index, size, leafHash, proof }`, hashes in padded base64. */
+export type InclusionProof = Outputs['log']['inclusion'];
+/** `GET /log/proof/consistency`: `{ from, to, proof }`, hashes in padded base64. */
+export type ConsistencyProof = Outputs['log']['consistency'];
 /** A chart window: `7d`, `30d`, `90d` (default), `1y` (365 days) or `all`. */
 export type PerformanceWindow = Performance['window'];
 /** One day of a chart: `roiPct` cumulative from the window's base, `drawdownPct` the fall from the peak since (≥ 0). */

@@ -79,6 +79,7 @@ import {
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
+import { type Checkpoint, checkInclusionAnswer, openCheckpoint } from '@signal/sdk/log';
 import { Keypair } from '@solana/web3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -105,6 +106,10 @@ export async function names(): Promise<string[]> {
   if (!signedOut.serverConfirmed && signedOut.error?.code === 'SESSION_REVOKED') return [];
   // @ts-expect-error session ids are strings
   await client.sessions.revoke(1);
+  const kept: Checkpoint = openCheckpoint(await client.log.checkpoint(), await client.log.key());
+  if (!checkInclusionAnswer(await client.log.inclusionProof(0, kept.size), kept)) return [];
+  // @ts-expect-error sizes are numbers
+  await client.log.consistencyProof('1', 2);
   const stats = await client.providers.stats(1);
   const rate: number = stats.winRate;
   // @ts-expect-error description may be null
@@ -144,15 +149,16 @@ export async function names(): Promise<string[]> {
     expect(resolved.filter((name) => /\/node_modules\/(@signal\/(api|core|db)|@trpc)\//.test(name))).toEqual([]);
   });
 
-  it('loads the core and EVM entries with nothing else installed, and Solana with bs58', () => {
+  it('loads the core, EVM and log entries with nothing else installed, and Solana with bs58', () => {
     const script = `
       const sdk = await import('@signal/sdk');
       const evm = await import('@signal/sdk/evm');
       const solana = await import('@signal/sdk/solana');
-      console.log([typeof sdk.createClient, typeof evm.evmSigner, typeof solana.solanaSigner].join(','));
+      const log = await import('@signal/sdk/log');
+      console.log([typeof sdk.createClient, typeof evm.evmSigner, typeof solana.solanaSigner, typeof log.openCheckpoint].join(','));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
-    expect(out.toString().trim()).toBe('function,function,function');
+    expect(out.toString().trim()).toBe('function,function,function,function');
   });
 });
 
@@ -172,6 +178,12 @@ describe('browser bundle (esbuild, minified)', () => {
     expect(core.lazyGzip).toBeLessThan(1024);
     // 7 KiB since Version 3: the contract's new error codes and the user client's wallet methods.
     expect(core.gzip).toBeLessThan(7 * 1024);
+  });
+
+  it('the log checks: no Node built-ins, no viem, no Solana, under 20 KiB gzip (SHA-256 and Ed25519)', () => {
+    const log = sizes['@signal/sdk/log']!;
+    expect(log.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input))).toEqual([]);
+    expect(log.gzip).toBeLessThan(20 * 1024);
   });
 
   it('the EVM adapter adds no viem code; the Solana adapter loads tweetnacl only for Keypairs', () => {

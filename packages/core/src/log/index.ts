@@ -23,6 +23,12 @@ export {
   verifierKey,
 } from './note.js';
 export {
+  type ConsistencyAnswer,
+  checkConsistencyAnswer,
+  checkInclusionAnswer,
+  type InclusionAnswer,
+} from './proof-answers.js';
+export {
   checkConsistency,
   checkInclusion,
   type HashReader,
