@@ -3,7 +3,7 @@
  * delegates an Ed25519 key with a signed `key.delegate` statement, a wallet or the key itself ends
  * it with `key.revoke`, and anyone lists them. The statements are the credential (no
  * Authorization; one sent is ignored) and go to the log whole (public at once); the routes'
- * common steps and their order are statements/acceptance.ts's.
+ * common steps and their order are procedures/statements/acceptance.ts's.
  */
 import {
   DomainError,
@@ -179,7 +179,7 @@ export const publisherKeysRouter = router({
         providerId: input.id,
         types: ['key.revoke'],
         checkPath: (read) => {
-          if ((read.statement as KeyRevokeStatement).key !== input.key) {
+          if ((read.statement as KeyRevokeStatement).key !== pathKey(input.key)) {
             const message = 'must be the key of the path';
             throw new DomainError('VALIDATION_ERROR', `Invalid statement: statement.key: ${message}`, {
               issues: [{ path: ['statement', 'key'], message }],
@@ -241,6 +241,15 @@ export const publisherKeysRouter = router({
       return { items: rows.map(({ revokeAcceptance: _, ...key }) => key) };
     }),
 });
+
+/** The path's key: REST hands path parameters over as sent, and clients often percent-encode the `:`. */
+function pathKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
 
 function keyEntry(
   provider: number,
