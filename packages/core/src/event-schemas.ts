@@ -44,7 +44,7 @@ export const EVENT_DATA_SCHEMAS = {
   'follow.created': followData.describe('A user followed a provider'),
   'follow.deleted': followData.describe('A user unfollowed a provider'),
   'provider.created': providerData.describe('A provider was created'),
-  'provider.updated': providerData.describe('A provider’s name, description or avatar changed'),
+  'provider.updated': providerData.describe('A provider’s name, description, avatar or reveal delay changed'),
   'provider.archived': providerData.describe('A provider was archived'),
   'provider.restored': providerData.describe('An archived provider was restored'),
   'provider.stats.updated': providerData.describe('A provider’s published performance changed'),

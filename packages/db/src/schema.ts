@@ -56,6 +56,7 @@ export interface ProvidersTable {
   version: Generated<string>;
   /** Set while archived: hidden from every public read (migration 0010). */
   archived_at: NullableTimestamp;
+  reveal_delay_seconds: ColumnType<number, number | undefined, number>;
   // The figures (migration 0010: why they live on this row), derived from provider_nav by
   // core's deriveFigures when the pipeline publishes, and the signal counters it publishes.
   roi_7d_pct: number | null;

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { statementsMigration } from './statements.js';
 
 /**
- * Signed statements (CONTRACT.md, Version 4, "Signed statements", "Publishers and their keys"):
+ * Signed statements (CONTRACT.md, Version 4, "Signed statements", "Publishers and their keys"),
+ * and the providers' `reveal_delay_seconds` ("Signals"):
  * - `signed_statements`: every accepted statement by the hex SHA-256 of its body's three strings, with
  *   the first answer (its log index left out: it is read back from the log) and the log acceptance
  *   it made, so that a byte-identical retry gets the first answer and appends nothing; the primary
@@ -11,6 +12,11 @@ import { statementsMigration } from './statements.js';
  *   (a key is delegated once), stamped `revoked_at` by the first revoke.
  */
 export const { up } = statementsMigration([
+  // How long a provider's signals stay for followers before they are public (0: at once).
+  sql`
+    alter table providers add column reveal_delay_seconds integer not null default 0
+      check (reveal_delay_seconds between 0 and 2592000)
+  `,
   sql`
     create table signed_statements (
       digest text primary key,
