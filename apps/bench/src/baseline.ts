@@ -51,7 +51,7 @@ const SORT: Record<string, string> = {
   id: 'id',
 };
 const COLUMNS =
-  'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate';
+  'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate, p.reveal_delay_seconds';
 
 /**
  * The wire provider of a row read with COLUMNS: pg parses created_at into a Date, written as its ISO

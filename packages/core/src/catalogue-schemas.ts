@@ -58,11 +58,21 @@ const avatarUrl = z
   .nullable()
   .describe(`Avatar image, an absolute https URL (at most ${MAX_AVATAR_URL_LENGTH} characters), or null`);
 
+const revealDelaySeconds = z
+  .number()
+  .int('must be a whole number of seconds')
+  .min(0)
+  .max(2_592_000, 'must be at most 2,592,000 (30 days)')
+  .describe(
+    "Seconds a new signal stays for followers only before it is public, 0..2,592,000 (30 days); 0 by default. A signal's reveal time is fixed when it is published",
+  );
+
 /** `POST /providers`; unknown fields are refused. */
 export const ProviderCreateBodySchema = z.strictObject({
   name: providerName,
   description: providerDescription.optional(),
   avatarUrl: avatarUrl.optional(),
+  revealDelaySeconds: revealDelaySeconds.optional(),
 });
 export type ProviderCreateBody = z.input<typeof ProviderCreateBodySchema>;
 
@@ -75,6 +85,7 @@ export const ProviderPatchInputSchema = patchSchema({
   name: providerName.optional(),
   description: providerDescription.optional(),
   avatarUrl: avatarUrl.optional(),
+  revealDelaySeconds: revealDelaySeconds.optional(),
   archived: z
     .boolean()
     .optional()

@@ -29,6 +29,11 @@ const publisherData = z.object({
   wallet: z.string().describe('The publisher wallet, in its canonical form'),
   providerId,
 });
+const publisherKeyData = z.object({
+  key: z.string().describe('The delegated key, `ed25519:<base58>`'),
+  wallet: z.string().describe('The publisher wallet that delegated it, in its canonical form'),
+  providerId,
+});
 
 /**
  * The `data` of each event type, and so the types themselves: a new event type is one entry here
@@ -41,7 +46,7 @@ export const EVENT_DATA_SCHEMAS = {
   'follow.created': followData.describe('A user followed a provider'),
   'follow.deleted': followData.describe('A user unfollowed a provider'),
   'provider.created': providerData.describe('A provider was created'),
-  'provider.updated': providerData.describe('A provider’s name, description or avatar changed'),
+  'provider.updated': providerData.describe('A provider’s name, description, avatar or reveal delay changed'),
   'provider.archived': providerData.describe('A provider was archived'),
   'provider.restored': providerData.describe('An archived provider was restored'),
   'provider.stats.updated': providerData.describe('A provider’s published performance changed'),
@@ -52,6 +57,12 @@ export const EVENT_DATA_SCHEMAS = {
   ),
   'publisher.removed': publisherData.describe(
     'A publisher wallet was removed from a provider (also a `publisher.removed` log entry)',
+  ),
+  'publisher_key.delegated': publisherKeyData.describe(
+    'A publisher wallet delegated a key (also the `key.delegate` statement in the log)',
+  ),
+  'publisher_key.revoked': publisherKeyData.describe(
+    'A delegated key was revoked, by a publisher wallet or by itself (also the `key.revoke` statement in the log)',
   ),
 } as const;
 

@@ -159,6 +159,7 @@ export const provider = {
   roi30dPct: -6.82,
   maxDrawdownPct: 47.12,
   winRate: 0.7465,
+  revealDelaySeconds: 3600,
 } satisfies Provider;
 
 export const providerPage = {
@@ -173,6 +174,7 @@ export const providerPage = {
       roi30dPct: 12.4,
       maxDrawdownPct: 18.9,
       winRate: 0.5812,
+      revealDelaySeconds: 0,
     },
     provider,
   ],
@@ -314,6 +316,7 @@ export const createProviderRequest = {
   name: 'Swift Edge Quant',
   description: 'Mean-reversion signals on ETH and BTC perpetuals, 1-hour timeframe.',
   avatarUrl: 'https://cdn.example.com/avatars/swift-edge.png',
+  revealDelaySeconds: 3600,
 } satisfies ProviderCreateBody;
 
 export const providerWrite = {
@@ -326,6 +329,7 @@ export const providerWrite = {
   roi30dPct: null,
   maxDrawdownPct: 0,
   winRate: 0,
+  revealDelaySeconds: 3600,
   archived: false,
 } satisfies ProviderWrite;
 

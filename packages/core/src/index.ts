@@ -5,6 +5,7 @@ export * from './event-schemas.js';
 export * from './log.schemas.js';
 export * from './message.js';
 export * from './performance.js';
+export * from './publisher-key.schemas.js';
 export * from './schemas.js';
 export * from './service.schemas.js';
 export * from './service-key.schemas.js';

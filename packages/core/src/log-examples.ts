@@ -4,6 +4,7 @@
  * a real tree: the three entries `a`, `b`, `c`.
  */
 import type { ConsistencyProof, InclusionProof, Publisher, PublisherList, PublisherRemoved } from './log.schemas.js';
+import type { PublisherKey, PublisherKeyList, PublisherKeyRevoked } from './publisher-key.schemas.js';
 
 const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -35,3 +36,31 @@ export const consistencyProof = {
   to: 3,
   proof: ['WX/LMSgtNGVMIA00GPylcFxkjr8ybsc9jd7xGEH4dtg='],
 } satisfies ConsistencyProof;
+
+const botKey = 'ed25519:4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS';
+
+export const publisherKey = {
+  key: botKey,
+  providerId: 5,
+  wallet,
+  issuedAt: '2026-11-23T10:05:00.000Z',
+  expiresAt: '2027-02-21T10:05:00.000Z',
+  revokedAt: null,
+  logIndex: 42,
+} satisfies PublisherKey;
+
+export const publisherKeyList = {
+  items: [{ ...publisherKey, revokedAt: '2026-11-25T16:00:00.000Z' }],
+} satisfies PublisherKeyList;
+
+export const publisherKeyRevoked = { key: botKey, revoked: true, logIndex: 57 } satisfies PublisherKeyRevoked;
+
+/** A `key.delegate` statement as signed (the signature is a placeholder of the right shape). */
+export const delegateKeyRequest = {
+  id: 5,
+  statement:
+    `{"expiresAt":"2027-02-21T10:05:00.000Z","issuedAt":"2026-11-23T10:05:00.000Z","key":"${botKey}",` +
+    '"log":"localhost/signals","provider":5,"type":"key.delegate","v":1}',
+  signer: wallet,
+  signature: `0x${'5'.repeat(130)}`,
+};

@@ -131,6 +131,12 @@ export const ProviderSchema = z.object({
     .nonnegative()
     .describe('Largest fall from a peak of the published NAV series, percent (0 when it never fell)'),
   winRate: z.number().min(0).max(1).describe('Share of winning signals, 0..1 (0 with no signals)'),
+  revealDelaySeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(2_592_000)
+    .describe("How long the provider's signals are for followers only before everyone sees them, seconds (0: at once)"),
 });
 export type Provider = z.infer<typeof ProviderSchema>;
 

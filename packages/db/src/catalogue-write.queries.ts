@@ -16,6 +16,7 @@ export interface ProviderFields {
   name?: string;
   description?: string | null;
   avatarUrl?: string | null;
+  revealDelaySeconds?: number;
 }
 
 export interface ProviderWriteOutcome {
@@ -33,6 +34,7 @@ const WRITE_COLUMNS = [
   'roi_30d_pct',
   'max_drawdown_pct',
   'win_rate',
+  'reveal_delay_seconds',
   sql<boolean>`archived_at is not null`.as('archived'),
 ] as const;
 
@@ -47,6 +49,7 @@ function columnsOf(fields: ProviderFields) {
     ...(fields.name !== undefined && { name: fields.name }),
     ...(fields.description !== undefined && { description: fields.description }),
     ...(fields.avatarUrl !== undefined && { avatar_url: fields.avatarUrl }),
+    ...(fields.revealDelaySeconds !== undefined && { reveal_delay_seconds: fields.revealDelaySeconds }),
   };
 }
 
@@ -74,7 +77,13 @@ export async function updateProvider(
 ): Promise<ProviderWriteOutcome | 'provider-not-found'> {
   const before = await trx
     .selectFrom('providers')
-    .select(['name', 'description', 'avatar_url', sql<boolean>`archived_at is not null`.as('archived')])
+    .select([
+      'name',
+      'description',
+      'avatar_url',
+      'reveal_delay_seconds',
+      sql<boolean>`archived_at is not null`.as('archived'),
+    ])
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();

@@ -25,6 +25,7 @@ export * from './provider.queries.js';
 export { nameIndexCanNarrow } from './provider-list.parts.js';
 export { listProviders } from './provider-list.queries.js';
 export * from './publisher.queries.js';
+export * from './publisher-key.queries.js';
 export * from './purge.queries.js';
 export * from './rate-limit.queries.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions, type ReplicaEvent } from './replica.js';

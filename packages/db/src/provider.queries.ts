@@ -24,6 +24,7 @@ export const PROVIDER_COLUMNS = [
   'p.roi_30d_pct',
   'p.max_drawdown_pct',
   'p.win_rate',
+  'p.reveal_delay_seconds',
 ] as const;
 
 export interface ProviderRow {
@@ -37,6 +38,7 @@ export interface ProviderRow {
   roi_30d_pct: number | null;
   max_drawdown_pct: number;
   win_rate: number;
+  reveal_delay_seconds: number;
 }
 
 /** Where a row of PROVIDER_COLUMNS (array row mode) has the columns a reader picks out. */
@@ -57,6 +59,7 @@ export function toProvider(row: ProviderRow): Provider {
     roi30dPct: row.roi_30d_pct,
     maxDrawdownPct: row.max_drawdown_pct,
     winRate: row.win_rate,
+    revealDelaySeconds: row.reveal_delay_seconds,
   };
 }
 
@@ -75,6 +78,7 @@ export function providerOf(columns: readonly unknown[]): Provider {
     roi30dPct: columns[6] as number | null,
     maxDrawdownPct: columns[7] as number,
     winRate: columns[8] as number,
+    revealDelaySeconds: columns[9] as number,
   };
 }
 

@@ -56,6 +56,7 @@ export interface ProvidersTable {
   version: Generated<string>;
   /** Set while archived: hidden from every public read (migration 0010). */
   archived_at: NullableTimestamp;
+  reveal_delay_seconds: ColumnType<number, number | undefined, number>;
   // The figures (migration 0010: why they live on this row), derived from provider_nav by
   // core's deriveFigures when the pipeline publishes, and the signal counters it publishes.
   roi_7d_pct: number | null;
@@ -220,6 +221,33 @@ export interface ProviderPublishersTable {
   removed_at: NullableTimestamp;
 }
 
+/** Accepted signed statements by digest (migration 0021): a byte-identical retry's first answer. */
+export interface SignedStatementsTable {
+  digest: string;
+  provider_id: number;
+  type: string;
+  answer: unknown;
+  acceptance_id: number;
+  min_index: number;
+  received_at: Timestamp;
+}
+
+/** Ed25519 keys delegated by publisher wallets (migration 0021). */
+export interface PublisherKeysTable {
+  id: ColumnType<string, never, never>;
+  provider_id: number;
+  key: string;
+  wallet: string;
+  delegated_at: Timestamp;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  delegate_acceptance_id: number;
+  delegate_min_index: number;
+  revoke_acceptance_id: number | null;
+  revoke_min_index: number | null;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -243,6 +271,8 @@ export const TABLES = [
   'log_tiles',
   'log_state',
   'provider_publishers',
+  'signed_statements',
+  'publisher_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -267,4 +297,6 @@ export interface Database {
   log_tiles: LogTilesTable;
   log_state: LogStateTable;
   provider_publishers: ProviderPublishersTable;
+  signed_statements: SignedStatementsTable;
+  publisher_keys: PublisherKeysTable;
 }

@@ -16,4 +16,6 @@ export type ContractProvider = {
   roi30dPct: number | null;
   maxDrawdownPct: number;
   winRate: number;
+  /** Version 4 ("Signals"): seconds a new signal is for followers only. */
+  revealDelaySeconds: number;
 };

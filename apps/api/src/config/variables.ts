@@ -638,6 +638,20 @@ export const VARIABLES = [
     doc: "the log's name: the first line of its checkpoints and the name of its key (C2SP tlog-checkpoint); never change it for a log that has been published (see [Log](log.md#sequencing))",
   },
   {
+    env: 'SIGNAL_MAX_SKEW_SECONDS',
+    key: 'signalMaxSkewSeconds',
+    group: 'log',
+    ...defaulted(integer(1, 86_400), '60'),
+    doc: "how far a signed statement's `issuedAt` may be from the server's clock, either way (a byte-identical retry of an accepted statement is answered before this check)",
+  },
+  {
+    env: 'SIGNAL_RATE_LIMIT_PER_MINUTE',
+    key: 'signalRateLimitPerMinute',
+    group: 'rate-limits',
+    ...defaulted(integer(0, 1_000_000), '600'),
+    doc: 'signed statements per signer (wallet or delegated key) on the statement routes, kept in the database so every server shares the count; `0` turns it off',
+  },
+  {
     env: 'LOG_PRIVATE_KEY',
     key: 'logPrivateKey',
     group: 'log',

@@ -41,6 +41,12 @@ export const TAGS: OpenAPIV3.TagObject[] = [
       'Filling the catalogue (scope `providers:write`) and publishing performance (scope `stats:write`), with a ' +
       'service key; `Idempotency-Key` makes a POST safe to retry.',
   },
+  {
+    name: 'publishers',
+    description:
+      'Statements signed by a provider’s publisher wallets or the keys they delegated: delegating and revoking keys. ' +
+      'No `Authorization`: the signature is the credential. Each statement goes to the public log.',
+  },
   { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
   {
     name: 'admin',

@@ -28,6 +28,7 @@ import { lastWallet, walletAlreadyLinked } from '../procedures/routers/wallets.r
 import { userTokenRefused } from '../procedures/service-auth.js';
 import { bearerText } from '../procedures/service-credential.js';
 import { invalidNonce, invalidSignature } from '../procedures/sign-in.js';
+import { signalClosed, signalNotFound } from '../procedures/statements/errors.js';
 import { serviceKeyRefused, sessionRevoked, walletNotFound } from '../procedures/trpc.js';
 import { idempotencyConflict } from '../procedures/write-transaction.js';
 import { MAX_BODY_BYTES, tooLarge } from '../wire/body.js';
@@ -138,6 +139,14 @@ export const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }>
       'operation, so any operation can get it; so does a method a path does not take)',
     example: answered(() => noRoute('GET', '/providers/5/statistics', [])),
   },
+  SIGNAL_NOT_FOUND: {
+    when: 'the provider has no signal with this id (an update naming it, or a read)',
+    example: answered(() => signalNotFound(7, 'q3L0c8mZ2yV7kT1aR5nB9w')),
+  },
+  SIGNAL_CLOSED: {
+    when: 'an update, close or cancel of a signal that is closed, cancelled or expired',
+    example: answered(() => signalClosed('q3L0c8mZ2yV7kT1aR5nB9w', 'closed')),
+  },
   PAYLOAD_TOO_LARGE: {
     when:
       `the request body is over ${MAX_BODY_BYTES / 1024} KiB (any method but GET: the host reads a body on each; ` +
@@ -149,7 +158,7 @@ export const ERROR_DOCS: Record<ErrorCode, { when: string; example: ErrorBody }>
       'a rate limit is used up: sign-in requests per client address (`AUTH_RATE_LIMIT_PER_MINUTE`), follows and ' +
       'unfollows per user (`FOLLOW_RATE_LIMIT_PER_MINUTE`), catalogue reads per client address ' +
       '(`READ_RATE_LIMIT_PER_MINUTE`), database time of name searches the index cannot narrow per client address ' +
-      '(`SEARCH_DB_MS_PER_SECOND`); see Retry-After and RateLimit',
+      '(`SEARCH_DB_MS_PER_SECOND`), signed statements per signer (`SIGNAL_RATE_LIMIT_PER_MINUTE`); see Retry-After and RateLimit',
     example: answered(() => rateLimited(addressLimitMessage(60, 'auth.nonce'), 42, { name: 'auth.nonce', limit: 60 })),
   },
   INTERNAL_ERROR: {

@@ -7,7 +7,8 @@
  * - read: READ_RATE_LIMIT_PER_MINUTE per client address on the public catalogue reads, counted
  *   in the process (a database write per read would double the cost of the cheapest requests);
  * - service key: SERVICE_KEY_RATE_LIMIT_PER_MINUTE per key on the scoped routes, counted in the
- *   process for the same reason (service-auth.ts).
+ *   process for the same reason (service-auth.ts);
+ * - statement: SIGNAL_RATE_LIMIT_PER_MINUTE per signer on the statement routes, in PostgreSQL.
  * A 429 carries Retry-After and the IETF RateLimit / RateLimit-Policy fields
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "follow";q=60;w=60` and
  * `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds until the window ends).
@@ -96,6 +97,23 @@ export const followLimitedProcedure = authedProcedure.use(async ({ ctx, next }) 
   enforce(ctx, { name: 'follow', limit }, hit, at, `More than ${limit} follows and unfollows a minute`, true);
   return next();
 });
+
+/**
+ * Counts one signed statement of `signer` (canonical wallet or `ed25519:` key) against
+ * SIGNAL_RATE_LIMIT_PER_MINUTE, in the database so every server shares the count; past it, a 429.
+ */
+export async function countSignerStatement(ctx: Pick<Context, 'services' | 'res'>, signer: string): Promise<void> {
+  const { config, database, now } = ctx.services;
+  const limit = config.signalRateLimitPerMinute;
+  if (limit === 0) return;
+  const at = now();
+  const hit = await hitRateLimit(database.db, {
+    bucket: `statement:${signer}`,
+    now: at,
+    windowMs: RATE_LIMIT_WINDOW_MS,
+  });
+  enforce(ctx, { name: 'statement', limit }, hit, at, `More than ${limit} statements a minute by ${signer}`, true);
+}
 
 /**
  * Counts one public catalogue read of the request's address; past the limit, a 429. Also

@@ -86,6 +86,7 @@ describe.each(['postgres', 'pglite'] as const)('provider writes on %s', (backend
       roi30dPct: null,
       maxDrawdownPct: 0,
       winRate: 0,
+      revealDelaySeconds: 0,
       archived: false,
     });
     const id = created.body.id as number;

@@ -82,6 +82,7 @@ const providerShape = {
   roi30dPct: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
   maxDrawdownPct: expect.any(Number),
   winRate: expect.any(Number),
+  revealDelaySeconds: expect.any(Number),
 };
 
 async function countFollowsSince(api: TestApi, providerId: number, since: Date): Promise<number> {
@@ -112,6 +113,7 @@ async function checkDefaults(api: TestApi, total: number) {
       'id',
       'maxDrawdownPct',
       'name',
+      'revealDelaySeconds',
       'roi30dPct',
       'winRate',
     ]);

@@ -8,6 +8,7 @@ import { logRouter } from './log.router.js';
 import { meRouter } from './me.router.js';
 import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
+import { publisherKeysRouter } from './publisher-keys.router.js';
 import { publishersRouter } from './publishers.router.js';
 import { sessionsRouter } from './sessions.router.js';
 import { walletsRouter } from './wallets.router.js';
@@ -25,6 +26,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   log: logRouter,
   publishers: publishersRouter,
+  publisherKeys: publisherKeysRouter,
 });
 
 /**

@@ -78,7 +78,8 @@ export const providerWritesRouter = router({
         description:
           'Adds a provider to the catalogue (scope `providers:write`). `name` is trimmed, then 1..100 characters ' +
           'without control characters; `description` at most 2,000 characters or null; `avatarUrl` an absolute ' +
-          'https URL of at most 2,048 characters or null; any other field → 400. With `Idempotency-Key`, a retry ' +
+          'https URL of at most 2,048 characters or null; `revealDelaySeconds` (0..2,592,000, default 0) how long ' +
+          'its signals are for followers only; any other field → 400. With `Idempotency-Key`, a retry ' +
           'within 24 h returns the first answer and creates nothing.',
         protect: true,
         successStatus: 201,
@@ -104,7 +105,8 @@ export const providerWritesRouter = router({
         tags: ['operators'],
         summary: 'Edit, archive or restore a provider',
         description:
-          'Changes any non-empty subset of `name`, `description`, `avatarUrl` (rules as at creation) and ' +
+          'Changes any non-empty subset of `name`, `description`, `avatarUrl`, `revealDelaySeconds` (rules as at ' +
+          'creation; a new delay applies to signals published from then on) and ' +
           '`archived` (scope `providers:write`). `archived: true` archives as DELETE does; `archived: false` ' +
           'restores the provider as it was, followers included; without `archived` an archived provider stays ' +
           'archived. Works on archived providers.',
