@@ -92,7 +92,7 @@ const INNER_TRIGRAM = /[\p{L}\p{N}]{3}/u;
  * own. Without one (`#`, spaces, an emoji, one or two characters, words of two) the pattern has
  * at most edge trigrams (`"  a"`, `"ab "`), the commonest of all, or none, and the index (or the
  * table) is read whole: ≈0.5 s at 200k providers. Such searches are the ones the per-address
- * database-time budget gates (apps/api procedures/search-budget.ts).
+ * database-time budget gates (apps/api/src/procedures/search-budget.ts).
  */
 export function nameIndexCanNarrow(q: string): boolean {
   return INNER_TRIGRAM.test(q);
