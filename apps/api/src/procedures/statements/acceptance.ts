@@ -25,8 +25,7 @@ import {
 } from '@signal/core/statements';
 import { type Database, findSignedStatement, type LogAcceptance, lockProviderForStatement } from '@signal/db';
 import type { Kysely, Transaction } from 'kysely';
-import type { Context } from '../context.js';
-import type { LogInclusion } from '../context.js';
+import type { Context, LogInclusion } from '../context.js';
 import { countSignerStatement } from '../rate-limit.js';
 import { awaitReplicaAfterWrite } from '../read-replica.js';
 import { providerNotFound } from '../routers/providers.router.js';
