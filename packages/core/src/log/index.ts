@@ -37,6 +37,7 @@ export {
   treeHashFrom,
 } from './proofs.js';
 export { openCheckpoint, signCheckpoint } from './signed-checkpoint.js';
+export { createTileCache, type TileCache } from './tile-cache.js';
 export { entriesPath, type ParsedTilePath, parseTilePath, tilePath } from './tile-path.js';
 export {
   consistencyProof,
