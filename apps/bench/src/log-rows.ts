@@ -6,8 +6,8 @@
  * past the entry's index (found afterwards in log_entries by its wallet): p50/p99. Target: ≥ 2,000
  * entries/s with p99 ≤ 1 s on PostgreSQL.
  *
- * Not reached in issue 38's first step: the full tile against a 304 of the catalogue, and an
- * inclusion proof at size 1M against a provider detail's CPU (docs/log.md, BENCH.md).
+ * The writers spread over PROVIDERS providers: each add locks its provider's row, so one provider
+ * would measure that lock. The log's read rows are log-read-rows.ts's.
  */
 import { createScratchDatabase } from '@signal/test-support';
 import pg from 'pg';
@@ -18,6 +18,8 @@ export const LOG_KEYS = ['log-append'] as const;
 export const LOG_TARGET_ENTRIES_PER_SECOND = 2_000;
 export const LOG_TARGET_P99_MS = 1_000;
 const ADMIN = 'bench-admin-key-0123456789abcdefghij-log';
+/** Providers the writers add publishers to. */
+const PROVIDERS = 8;
 
 export interface LogRun {
   spec: (databaseUrl: string) => ServerSpec;
@@ -39,13 +41,18 @@ export async function logRows(run: LogRun): Promise<Map<string, Row>> {
   const api = await startServer({ ...base, name: 'api (log)', env: { ...base.env, ADMIN_KEY: ADMIN } });
   const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   try {
-    const created = await fetch(`${api.url}/providers`, {
-      method: 'POST',
-      headers: auth,
-      body: '{"name":"Bench Log"}',
-    });
-    if (created.status !== 201) throw new Error(`POST /providers answered ${created.status}`);
-    const providerId = ((await created.json()) as { id: number }).id;
+    // Each publisher add locks its provider's row; spread over PROVIDERS so that the log, not one
+    // provider's lock, is what the row measures (writer i adds to provider i mod PROVIDERS).
+    const providerIds: number[] = [];
+    for (let i = 0; i < PROVIDERS; i++) {
+      const created = await fetch(`${api.url}/providers`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: `Bench Log ${i + 1}` }),
+      });
+      if (created.status !== 201) throw new Error(`POST /providers answered ${created.status}`);
+      providerIds.push(((await created.json()) as { id: number }).id);
+    }
     const answered: { wallet: string; at: number }[] = [];
     const sizes: { at: number; size: number }[] = [];
     let running = true;
@@ -66,7 +73,7 @@ export async function logRows(run: LogRun): Promise<Map<string, Row>> {
     })();
     const started = performance.now();
     const deadline = started + run.seconds * 1000;
-    const writer = async () => {
+    const writer = async (providerId: number) => {
       while (performance.now() < deadline) {
         const address = wallet();
         const res = await fetch(`${api.url}/providers/${providerId}/publishers`, {
@@ -79,7 +86,7 @@ export async function logRows(run: LogRun): Promise<Map<string, Row>> {
         answered.push({ wallet: address.toLowerCase(), at: performance.now() });
       }
     };
-    await Promise.all(Array.from({ length: run.connections }, writer));
+    await Promise.all(Array.from({ length: run.connections }, (_, i) => writer(providerIds[i % PROVIDERS]!)));
     const elapsed = performance.now() - started;
     running = false;
     await poller;
@@ -112,7 +119,7 @@ export async function logRows(run: LogRun): Promise<Map<string, Row>> {
         'log: publisher adds, one entry each (entries/s; answer → signed checkpoint ms)',
         { rps: perSecond, p50: at(0.5), p99: at(0.99) },
         null,
-        `${answered.length.toLocaleString('en-US')} entries by ${run.connections} writers over ${run.seconds} s; p50/p99 from each answer to the first served checkpoint holding its entry`,
+        `${answered.length.toLocaleString('en-US')} entries by ${run.connections} writers to ${PROVIDERS} providers over ${run.seconds} s; p50/p99 from each answer to the first served checkpoint holding its entry`,
       ),
     );
   } finally {

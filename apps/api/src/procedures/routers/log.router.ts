@@ -14,6 +14,7 @@ import {
 import { proveRecord, proveTree, storedHashIndex, toBase64 } from '@signal/core/log';
 import * as examples from '@signal/core/log-examples';
 import { logTileCache, readLogSize, storedLogTiles } from '@signal/db';
+import type { Context } from '../context.js';
 import { publicProcedure, router } from '../trpc.js';
 
 /** A 400 naming the parameter, as zod's refusals do. */
@@ -21,6 +22,16 @@ const outOfBounds = (field: string, message: string) =>
   new DomainError('VALIDATION_ERROR', `Invalid request: ${field}: ${message}`, {
     issues: [{ path: [field], message }],
   });
+
+/**
+ * The log's size when asking for `needed`: the served checkpoint's when it covers it (the tree
+ * only grows, and every size up to it has stored tiles), else the database's, so a proof of a
+ * known size reads nothing from the database once its tiles are cached.
+ */
+async function logSizeFor(services: Context['services'], needed: number): Promise<number> {
+  const served = services.logSequencer.checkpoint()?.size ?? 0;
+  return served >= needed ? served : readLogSize(services.database.db);
+}
 
 const LOG_ERRORS = ['RATE_LIMITED'] as const;
 
@@ -45,7 +56,7 @@ export const logRouter = router({
     .output(InclusionProofSchema)
     .query(async ({ input, ctx }) => {
       const { db } = ctx.services.database;
-      const treeSize = await readLogSize(db);
+      const treeSize = await logSizeFor(ctx.services, input.size);
       if (input.size > treeSize) throw outOfBounds('size', `must be at most the log's size, ${treeSize}`);
       if (input.index >= input.size) throw outOfBounds('index', `must be less than size (${input.size})`);
       // Hashes from the tiles' cached levels (tiles are immutable): a proof reads O(log n) stored
@@ -76,7 +87,7 @@ export const logRouter = router({
     .output(ConsistencyProofSchema)
     .query(async ({ input, ctx }) => {
       const { db } = ctx.services.database;
-      const treeSize = await readLogSize(db);
+      const treeSize = await logSizeFor(ctx.services, input.to);
       if (input.to > treeSize) throw outOfBounds('to', `must be at most the log's size, ${treeSize}`);
       if (input.from > input.to) throw outOfBounds('from', `must be at most to (${input.to})`);
       const proof =
