@@ -12,8 +12,7 @@
 import { createHash } from 'node:crypto';
 import { tilePath } from '@signal/core/log';
 import * as db from '@signal/db';
-import pg from 'pg';
-import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, randomProviderIds, settle } from './databases.js';
+import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, randomProviderIds, settle, withClient } from './databases.js';
 import { compare, type LoadPlan, type LoadTarget } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
 import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
@@ -32,16 +31,6 @@ export interface LogReadRun {
   wanted: (key: string) => boolean;
   plan: Omit<LoadPlan, 'between'>;
   log: (line: string) => void;
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The log database's name: its size and the migrations' digest, as the catalogues' names. */

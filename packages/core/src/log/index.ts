@@ -34,6 +34,7 @@ export {
   type HashReader,
   proveRecord,
   proveTree,
+  type SubtreeMemo,
   treeHashFrom,
 } from './proofs.js';
 export { openCheckpoint, signCheckpoint } from './signed-checkpoint.js';

@@ -3,7 +3,7 @@
 // fixed once written), so what is cached is never stale. A proof then reads O(log n) hashes out of
 // cached levels instead of recomputing up to 255 SHA-256 hashes per tile on every request.
 import { HASH_SIZE, nodeHash } from './hash.js';
-import type { HashReader } from './proofs.js';
+import type { HashReader, SubtreeMemo } from './proofs.js';
 import type { TileReader } from './tile-read.js';
 import { type Tile, tileForIndex, tileKey, tileParent } from './tiles.js';
 
@@ -20,6 +20,8 @@ export interface TileCache {
   peek(tile: Tile): Uint8Array | undefined;
   /** Reads stored hashes of the tree of `size` leaves as `storedHashReader` does, from cached levels. */
   hashReader(size: number, readTiles: TileReader): HashReader;
+  /** Folded subtree hashes for proveRecord (a subtree's hash never changes either). */
+  readonly subtrees: SubtreeMemo;
   /** How many tiles it holds now. */
   readonly size: number;
 }
@@ -91,7 +93,17 @@ export function createTileCache(maxTiles = 4_096): TileCache {
       return keep(tileKey(tile), bytes);
     });
   };
+  // Bounded as the tiles are; a tree's right edge has at most 63 folds, so this is many trees'.
+  const folds = new Map<string, Uint8Array>();
+  const subtrees: SubtreeMemo = {
+    get: (lo, hi) => folds.get(`${lo}-${hi}`),
+    set: (lo, hi, hash) => {
+      folds.set(`${lo}-${hi}`, hash);
+      while (folds.size > maxTiles) folds.delete(folds.keys().next().value as string);
+    },
+  };
   return {
+    subtrees,
     get size() {
       return cached.size;
     },

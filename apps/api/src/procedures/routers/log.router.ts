@@ -61,9 +61,10 @@ export const logRouter = router({
       if (input.index >= input.size) throw outOfBounds('index', `must be less than size (${input.size})`);
       // Hashes from the tiles' cached levels (tiles are immutable): a proof reads O(log n) stored
       // hashes and hashes nothing once its tiles are cached (docs/log.md, "Cost").
-      const hashes = logTileCache(db).hashReader(input.size, storedLogTiles(db));
+      const cache = logTileCache(db);
+      const hashes = cache.hashReader(input.size, storedLogTiles(db));
       const [leafHash] = await hashes([storedHashIndex(0, input.index)]);
-      const proof = await proveRecord(input.size, input.index, hashes);
+      const proof = await proveRecord(input.size, input.index, hashes, cache.subtrees);
       return { index: input.index, size: input.size, leafHash: toBase64(leafHash!), proof: proof.map(toBase64) };
     }),
 
