@@ -50,9 +50,17 @@ async function prepareLogDatabase(size: number, log: (line: string) => void): Pr
     async (client) => (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1,
   );
   if (!exists) await withClient(ADMIN_URL, (client) => client.query(`create database ${name}`));
-  const database = db.createDatabase({ url, poolSize: 2 });
+  let database = db.createDatabase({ url, poolSize: 2 });
   try {
-    await db.migrateToLatest(database.db);
+    // An API of another build (`--api`) migrates it further than this checkout knows: start over.
+    await db.migrateToLatest(database.db).catch(async (error: Error) => {
+      log(`${name}: ${error.message}: recreating it`);
+      await database.close();
+      await withClient(ADMIN_URL, (client) => client.query(`drop database ${name} with (force)`));
+      await withClient(ADMIN_URL, (client) => client.query(`create database ${name}`));
+      database = db.createDatabase({ url, poolSize: 2 });
+      await db.migrateToLatest(database.db);
+    });
     const held = await withClient(url, async (client) => {
       const { rows } = await client.query(
         'select (select size from log_state)::bigint + (select count(*) from log_pending) as n',
