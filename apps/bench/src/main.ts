@@ -58,6 +58,7 @@ import {
   STEADY_V8_FLAGS,
 } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
+import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
@@ -603,6 +604,17 @@ async function main() {
     log,
   }))
     rows.set(key, value);
+  for (const [key, value] of await logReadRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    catalogueUrl: catalogue.url,
+    wanted,
+    plan: { ...plan, connections },
+    log,
+  }))
+    rows.set(key, value);
 
   const order = [
     'mix',
@@ -615,6 +627,7 @@ async function main() {
     ...WEBHOOK_KEYS,
     FEED_KEY,
     ...LOG_KEYS,
+    ...LOG_READ_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -642,6 +655,7 @@ async function main() {
       ...judgeWebhooks(rows),
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
+      ...judgeLogReads(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };

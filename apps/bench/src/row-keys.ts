@@ -7,6 +7,7 @@ import { CACHED_KEYS } from './cached-rows.js';
 import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
 import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
+import { LOG_READ_KEYS } from './log-read-rows.js';
 import { LOG_KEYS } from './log-rows.js';
 import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
@@ -29,6 +30,7 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'webhooks', file: 'webhooks.ts', keys: WEBHOOK_KEYS },
   { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
   { title: 'the public log', file: 'log-rows.ts', keys: LOG_KEYS },
+  { title: "the public log's reads", file: 'log-read-rows.ts', keys: LOG_READ_KEYS },
   {
     title: 'with `--instructions`',
     file: 'instructions.ts',

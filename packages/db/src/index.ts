@@ -17,6 +17,7 @@ export * from './follow.queries.js';
 export * from './idempotency.queries.js';
 export * from './log.queries.js';
 export * from './log-sequencer.js';
+export * from './log-tile-cache.js';
 export { migrateToLatest, migrationNames, schemaState } from './migrate.js';
 export * from './new-user-limit.queries.js';
 export * from './paging.js';

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '@signal/core';
 import { encodeEntryBundle, parseTilePath, TILE_HEIGHT, TILE_WIDTH } from '@signal/core/log';
-import { type Database, readLogEntries, readLogSize, readLogTiles } from '@signal/db';
+import { type Database, logTileCache, readLogEntries, readLogSize, storedLogTiles } from '@signal/db';
 import type { Kysely } from 'kysely';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -44,6 +44,10 @@ async function serveTile(files: LogFiles, pathname: string, res: ServerResponse)
   const path = pathname.slice('/log/'.length);
   const tile = parseTilePath(path);
   if (!tile) throw noTile(path, 'not a tile path (C2SP tlog-tiles: tile/<L>/<N>[.p/<W>], tile/entries/<N>[.p/<W>])');
+  // A hash tile the cache holds was in the tree, and a tile never changes: no database read.
+  const cache = logTileCache(files.db);
+  const cached = tile.kind === 'hash' ? cache.peek(tile) : undefined;
+  if (cached) return send(res, 'application/octet-stream', cached, IMMUTABLE);
   const size = await readLogSize(files.db);
   // How many hashes (or entries) of this tile the tree holds.
   const count = tile.kind === 'hash' ? Math.floor(size / 2 ** (TILE_HEIGHT * tile.level)) : size;
@@ -55,9 +59,8 @@ async function serveTile(files: LogFiles, pathname: string, res: ServerResponse)
     send(res, 'application/octet-stream', encodeEntryBundle(entries), IMMUTABLE);
     return;
   }
-  const [data] = await readLogTiles(files.db, [tile]);
-  if (!data) throw new Error(`log tile ${path} is missing`);
-  send(res, 'application/octet-stream', data, IMMUTABLE);
+  const [data] = await cache.tiles([tile], storedLogTiles(files.db));
+  send(res, 'application/octet-stream', data!, IMMUTABLE);
 }
 
 export function logFileRoutes(files: LogFiles): { routes: Record<string, Route>; tiles: Route } {

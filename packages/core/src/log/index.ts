@@ -34,9 +34,11 @@ export {
   type HashReader,
   proveRecord,
   proveTree,
+  type SubtreeMemo,
   treeHashFrom,
 } from './proofs.js';
 export { openCheckpoint, signCheckpoint } from './signed-checkpoint.js';
+export { createTileCache, type TileCache } from './tile-cache.js';
 export { entriesPath, type ParsedTilePath, parseTilePath, tilePath } from './tile-path.js';
 export {
   consistencyProof,

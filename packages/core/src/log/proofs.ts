@@ -16,8 +16,18 @@ async function readExactly(reader: HashReader, indexes: number[]): Promise<Uint8
   return hashes;
 }
 
+/**
+ * Subtree hashes already folded, by [lo, hi): the hash of leaves lo..hi-1 never changes, so a
+ * server proving many entries in one tree folds its right edge once (tile-cache.ts keeps one).
+ */
+export interface SubtreeMemo {
+  get(lo: number, hi: number): Uint8Array | undefined;
+  set(lo: number, hi: number, hash: Uint8Array): void;
+}
+
 /** Folds the complete subtrees of [lo, hi) into one hash; returns it and the hashes left over. */
-function subTreeHash(lo: number, hi: number, hashes: Uint8Array[]): [Uint8Array, Uint8Array[]] {
+function subTreeHash(lo: number, hi: number, hashes: Uint8Array[], memo?: SubtreeMemo): [Uint8Array, Uint8Array[]] {
+  const from = lo;
   let numTree = 0;
   while (lo < hi) {
     const { k } = maxPow2(hi - lo + 1);
@@ -26,8 +36,12 @@ function subTreeHash(lo: number, hi: number, hashes: Uint8Array[]): [Uint8Array,
     lo += k;
   }
   if (hashes.length < numTree) throw new Error('tlog: bad index math in subTreeHash');
-  let h = hashes[numTree - 1]!;
-  for (let i = numTree - 2; i >= 0; i--) h = nodeHash(hashes[i]!, h);
+  let h = numTree > 1 ? memo?.get(from, hi) : undefined;
+  if (!h) {
+    h = hashes[numTree - 1]!;
+    for (let i = numTree - 2; i >= 0; i--) h = nodeHash(hashes[i]!, h);
+    if (numTree > 1) memo?.set(from, hi, h);
+  }
   return [h, hashes.slice(numTree)];
 }
 
@@ -101,6 +115,7 @@ function buildProof(
   hi: number,
   n: number,
   hashes: Uint8Array[],
+  memo?: SubtreeMemo,
 ): [Uint8Array[], Uint8Array[]] {
   if (!shape.inRange(lo, hi, n)) throw new Error(`tlog: bad math in ${shape.name}`);
   if (shape.isBase(lo, hi, n)) return shape.baseProof(lo, hi, hashes);
@@ -108,24 +123,32 @@ function buildProof(
   let th: Uint8Array;
   const { k } = maxPow2(hi - lo);
   if (shape.goesLeft(lo, k, n)) {
-    [proof, hashes] = buildProof(shape, lo, lo + k, n, hashes);
-    [th, hashes] = subTreeHash(lo + k, hi, hashes);
+    [proof, hashes] = buildProof(shape, lo, lo + k, n, hashes, memo);
+    [th, hashes] = subTreeHash(lo + k, hi, hashes, memo);
   } else {
-    [th, hashes] = subTreeHash(lo, lo + k, hashes);
-    [proof, hashes] = buildProof(shape, lo + k, hi, n, hashes);
+    [th, hashes] = subTreeHash(lo, lo + k, hashes, memo);
+    [proof, hashes] = buildProof(shape, lo + k, hi, n, hashes, memo);
   }
   proof.push(th);
   return [proof, hashes];
 }
 
-/** The inclusion proof of leaf `index` in the tree of `size` leaves. Go's ProveRecord(size, index, r). */
-export async function proveRecord(size: number, index: number, reader: HashReader): Promise<Uint8Array[]> {
+/**
+ * The inclusion proof of leaf `index` in the tree of `size` leaves. Go's ProveRecord(size, index, r);
+ * `memo` (optional) keeps the folded subtree hashes of one tree across calls.
+ */
+export async function proveRecord(
+  size: number,
+  index: number,
+  reader: HashReader,
+  memo?: SubtreeMemo,
+): Promise<Uint8Array[]> {
   assertTreeSize('size', size);
   assertTreeSize('index', index);
   if (index >= size) throw new RangeError(`index ${index} is not below size ${size}`);
   const indexes = proofIndex(inclusionShape, 0, size, index, []);
   if (indexes.length === 0) return [];
-  const [proof, rest] = buildProof(inclusionShape, 0, size, index, await readExactly(reader, indexes));
+  const [proof, rest] = buildProof(inclusionShape, 0, size, index, await readExactly(reader, indexes), memo);
   if (rest.length !== 0) throw new Error('tlog: bad index math in ProveRecord');
   return proof;
 }

@@ -29,8 +29,11 @@ export function trailingZeros(n: number): number {
 
 /** The largest power of two strictly below n (n ≥ 2), with its exponent. Go's maxpow2. */
 export function maxPow2(n: number): { k: number; level: number } {
-  let level = 0;
+  // From log2, then corrected by whole steps (log2 of a large integer may round either way); a
+  // proof calls this for every split, so no loop over all the levels (it was a proof's top cost).
+  let level = n > 2 ? Math.floor(Math.log2(n - 1)) : 0;
   while (2 ** (level + 1) < n) level++;
+  while (level > 0 && 2 ** level >= n) level--;
   return { k: 2 ** level, level };
 }
 

@@ -11,10 +11,10 @@ import {
   InclusionProofQuerySchema,
   InclusionProofSchema,
 } from '@signal/core';
-import { consistencyProof, inclusionProof, storedHashIndex, storedHashReader, toBase64 } from '@signal/core/log';
+import { proveRecord, proveTree, storedHashIndex, toBase64 } from '@signal/core/log';
 import * as examples from '@signal/core/log-examples';
-import { type Database, readLogSize, readLogTiles } from '@signal/db';
-import type { Kysely } from 'kysely';
+import { logTileCache, readLogSize, storedLogTiles } from '@signal/db';
+import type { Context } from '../context.js';
 import { publicProcedure, router } from '../trpc.js';
 
 /** A 400 naming the parameter, as zod's refusals do. */
@@ -23,15 +23,15 @@ const outOfBounds = (field: string, message: string) =>
     issues: [{ path: [field], message }],
   });
 
-/** The tile reader of the core library's proofs over the stored tiles. */
-const storedTiles = (db: Kysely<Database>) => async (tiles: { level: number; index: number; width: number }[]) => {
-  const data = await readLogTiles(db, tiles);
-  return data.map((bytes, i) => {
-    if (!bytes)
-      throw new Error(`log tile ${tiles[i]!.level}/${tiles[i]!.index} of width ${tiles[i]!.width} is missing`);
-    return bytes;
-  });
-};
+/**
+ * The log's size when asking for `needed`: the served checkpoint's when it covers it (the tree
+ * only grows, and every size up to it has stored tiles), else the database's, so a proof of a
+ * known size reads nothing from the database once its tiles are cached.
+ */
+async function logSizeFor(services: Context['services'], needed: number): Promise<number> {
+  const served = services.logSequencer.checkpoint()?.size ?? 0;
+  return served >= needed ? served : readLogSize(services.database.db);
+}
 
 const LOG_ERRORS = ['RATE_LIMITED'] as const;
 
@@ -56,14 +56,15 @@ export const logRouter = router({
     .output(InclusionProofSchema)
     .query(async ({ input, ctx }) => {
       const { db } = ctx.services.database;
-      const treeSize = await readLogSize(db);
+      const treeSize = await logSizeFor(ctx.services, input.size);
       if (input.size > treeSize) throw outOfBounds('size', `must be at most the log's size, ${treeSize}`);
       if (input.index >= input.size) throw outOfBounds('index', `must be less than size (${input.size})`);
-      const read = storedTiles(db);
-      const [[leafHash], proof] = await Promise.all([
-        storedHashReader(input.size, read)([storedHashIndex(0, input.index)]),
-        inclusionProof(input.index, input.size, read),
-      ]);
+      // Hashes from the tiles' cached levels (tiles are immutable): a proof reads O(log n) stored
+      // hashes and hashes nothing once its tiles are cached (docs/log.md, "Cost").
+      const cache = logTileCache(db);
+      const hashes = cache.hashReader(input.size, storedLogTiles(db));
+      const [leafHash] = await hashes([storedHashIndex(0, input.index)]);
+      const proof = await proveRecord(input.size, input.index, hashes, cache.subtrees);
       return { index: input.index, size: input.size, leafHash: toBase64(leafHash!), proof: proof.map(toBase64) };
     }),
 
@@ -87,10 +88,13 @@ export const logRouter = router({
     .output(ConsistencyProofSchema)
     .query(async ({ input, ctx }) => {
       const { db } = ctx.services.database;
-      const treeSize = await readLogSize(db);
+      const treeSize = await logSizeFor(ctx.services, input.to);
       if (input.to > treeSize) throw outOfBounds('to', `must be at most the log's size, ${treeSize}`);
       if (input.from > input.to) throw outOfBounds('from', `must be at most to (${input.to})`);
-      const proof = input.from === input.to ? [] : await consistencyProof(input.from, input.to, storedTiles(db));
+      const proof =
+        input.from === input.to
+          ? []
+          : await proveTree(input.to, input.from, logTileCache(db).hashReader(input.to, storedLogTiles(db)));
       return { from: input.from, to: input.to, proof: proof.map(toBase64) };
     }),
 });
