@@ -58,6 +58,7 @@ const provider = {
   roi30dPct: -6.82,
   maxDrawdownPct: 0,
   winRate: 0.5,
+  revealDelaySeconds: 0,
 };
 const user = {
   id: 1,
