@@ -188,7 +188,10 @@ describeBackends('searches the index cannot narrow, from one address, on %s', (b
       expect(refusals.length).toBeGreaterThan(admitted.length);
       // ≈10 %: a tenth of the wall time, plus the one search running when the budget ran out. (The
       // answers' own times are printed, not asserted: on a loaded machine they are mostly waiting.)
-      expect(cores).toBeLessThan(0.15);
+      // The contract's tenth of a core, with room for the sampling: pg_stat_activity counts a
+      // query as active while it waits for a CPU too, which a loaded 2-core runner inflates (0.11–0.17
+      // measured in parallel suites; 1.2–1.8 without the budget).
+      expect(cores).toBeLessThan(0.2);
       for (const refusal of refusals) expect(Number(refusal.retryAfter)).toBeGreaterThanOrEqual(1);
 
       // Meanwhile: another address at its idle speed, and a narrowed search from the attacker
@@ -220,7 +223,9 @@ describeBackends('searches the index cannot narrow, from one address, on %s', (b
   it('a refusal says when to retry, and that is when the next wide search is admitted; its total exact', async () => {
     const api = bounded;
     let refusal: Awaited<ReturnType<typeof timedGet>> | undefined;
-    for (let i = 0; i < 200 && !refusal; i++) {
+    // Until the burst is spent: on a quiet machine a wide search on PGlite costs ≈1 ms, so 200 were
+    // not always enough; the bound only stops a broken budget from looping forever.
+    for (let i = 0; i < 5_000 && !refusal; i++) {
       const answer = await timedGet(api, wideSearch(), ATTACKER);
       if (answer.reply.status === 429) refusal = answer;
     }

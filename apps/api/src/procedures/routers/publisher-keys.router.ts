@@ -90,6 +90,7 @@ export const publisherKeysRouter = router({
         example: { request: examples.delegateKeyRequest, response: examples.publisherKey },
       },
       errors: [...STATEMENT_ERRORS],
+      alsoAnswers: [{ status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' }],
     })
     .input(PublisherKeyDelegateInputSchema)
     .output(PublisherKeySchema)

@@ -44,6 +44,7 @@ export const publishersRouter = router({
         example: { request: examples.addPublisherRequest, response: examples.publisher },
       },
       errors: ['FORBIDDEN', 'INVALID_WALLET', 'PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+      alsoAnswers: [{ status: 200, description: 'Already a publisher: the same body, nothing appended' }],
     })
     .input(PublisherAddInputSchema)
     .use(writeTransaction)
