@@ -90,7 +90,9 @@ export const publisherKeysRouter = router({
         example: { request: examples.delegateKeyRequest, response: examples.publisherKey },
       },
       errors: [...STATEMENT_ERRORS],
-      alsoAnswers: [{ status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' }],
+      alsoAnswers: [
+        { status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' },
+      ],
     })
     .input(PublisherKeyDelegateInputSchema)
     .output(PublisherKeySchema)
