@@ -5,9 +5,7 @@
  * lastUsedAt, and the secret in no log line and no list answer.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.js';
 import {
   call,
   evmWallet,
@@ -19,22 +17,11 @@ import {
   useApi,
   useServerPair,
 } from '../harness.js';
+import { logCapture } from '../log-capture.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const RATE_LIMIT = 60;
 const KEY_FORMAT = /^sgk_[A-Za-z0-9_-]{43}$/;
-
-/** Every log line the server writes, as text. */
-function logCapture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: createLogger('trace', stream), text: () => lines.join('') };
-}
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 

@@ -5,24 +5,11 @@
  * at trace level, while the rest of the URL still shows what was asked.
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/ops/logger.js';
 import { call, createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
+import { logCapture } from '../log-capture.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-
-/** Every line the server writes, as text. */
-function logCapture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: createLogger('trace', stream), text: () => lines.join('') };
-}
 
 describe.each(['postgres', 'pglite'] as const)('credentials in logged URLs on %s', (backend) => {
   const log = logCapture();
