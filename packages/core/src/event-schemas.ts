@@ -34,6 +34,11 @@ const publisherKeyData = z.object({
   wallet: z.string().describe('The publisher wallet that delegated it, in its canonical form'),
   providerId,
 });
+const signalData = z.object({
+  signalId: z.string().describe('The signal (its content is not in the event: read it with `signals:read`)'),
+  logIndex: z.number().int().nonnegative().describe("The log index of the statement's entry"),
+  providerId,
+});
 
 /**
  * The `data` of each event type, and so the types themselves: a new event type is one entry here
@@ -64,6 +69,10 @@ export const EVENT_DATA_SCHEMAS = {
   'publisher_key.revoked': publisherKeyData.describe(
     'A delegated key was revoked, by a publisher wallet or by itself (also the `key.revoke` statement in the log)',
   ),
+  'signal.opened': signalData.describe('A provider opened a signal (a `signal.open` statement)'),
+  'signal.updated': signalData.describe("A signal's stop, targets or note changed (a `signal.update` statement)"),
+  'signal.closed': signalData.describe('A share of a signal was closed (each `signal.close` statement)'),
+  'signal.cancelled': signalData.describe('A signal was cancelled (a `signal.cancel` statement)'),
 } as const;
 
 /** Every change the service announces (CONTRACT.md, "Events"): the keys of EVENT_DATA_SCHEMAS, in its order. */

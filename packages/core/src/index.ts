@@ -12,5 +12,6 @@ export * from './service-key.schemas.js';
 export * from './service-vocabulary.js';
 export * from './session.schemas.js';
 export * from './sign-in-message.js';
+export * from './signal.schemas.js';
 export * from './wallets.schemas.js';
 export * from './webhook.schemas.js';
