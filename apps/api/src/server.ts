@@ -17,7 +17,6 @@ import { type Maintenance, startMaintenance } from './ops/maintenance.js';
 import { webhookMetrics } from './ops/webhook-metrics.js';
 import { startWebhookWorker, type WebhookWorker, webhookWarnings } from './ops/webhook-worker.js';
 import type { Services } from './procedures/context.js';
-import { answersCheckedByZodAlone } from './procedures/routers/index.js';
 import { type BuiltServices, createHost, createServices } from './services.js';
 import { answerClientError, answerConnect, MAX_HEADER_BYTES } from './wire/limits.js';
 
@@ -104,12 +103,6 @@ export function createServer(options: ServerOptions) {
     if (secp256k1 === 'js') {
       services.log.warn(
         'secp256k1: the native binding did not load, so EVM signatures are checked by the pure-JS fallback (much slower); reinstall on a supported platform or rebuild the secp256k1 package',
-      );
-    }
-    if (answersCheckedByZodAlone.length > 0) {
-      services.log.info(
-        { procedures: answersCheckedByZodAlone },
-        'answers checked by zod alone: their schemas are beyond the compiled answer check (apps/api/src/answer-checks.ts)',
       );
     }
     maintenance = startMaintenance(services);

@@ -10,16 +10,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PROVIDER_COLUMN_SQL } from '@signal/db';
 import { cpuBetween, databaseCpu } from './db-cpu.js';
 import type { Figures } from './report.js';
 
 const run = promisify(execFile);
 export const PGBENCH = process.env.PGBENCH ?? '/usr/lib/postgresql/15/bin/pgbench';
 
-// The baseline's columns (src/baseline.ts): the service's page and detail read the same, the
-// figures included.
-const COLUMNS =
-  'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate';
+// The service's columns, as the baseline (src/baseline.ts) reads them: the service's page and
+// detail read the same, the figures included.
+const COLUMNS = PROVIDER_COLUMN_SQL;
 
 /**
  * The service's statements for list page 1 (default sort) and for a detail by id: public

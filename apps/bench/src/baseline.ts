@@ -17,7 +17,7 @@ import { createCursorCodec, cursorSecretFromSigningKey } from '@signal/core/curs
 import { createNonceCodec, nonceSecretFromSigningKey } from '@signal/core/nonce';
 import { createTokenService } from '@signal/core/token';
 import { parseWallet } from '@signal/core/wallet';
-import { toProvider, toProviderStats, toUser } from '@signal/db';
+import { PROVIDER_COLUMN_SQL, providerOfRow, toProviderStats, toUser } from '@signal/db';
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
 import { bareVerifyEvm, bareVerifySolana } from './wallets.js';
@@ -50,8 +50,7 @@ const SORT: Record<string, string> = {
   name: 'name',
   id: 'id',
 };
-const COLUMNS =
-  'p.id, p.name, p.description, p.avatar_url, p.follower_count, p.created_at, p.roi_30d_pct, p.max_drawdown_pct, p.win_rate, p.reveal_delay_seconds';
+const COLUMNS = PROVIDER_COLUMN_SQL;
 
 /**
  * The wire provider of a row read with COLUMNS: pg parses created_at into a Date, written as its ISO
@@ -60,7 +59,7 @@ const COLUMNS =
 function providerOf(row: object) {
   const read = row as { created_at: Date | string };
   read.created_at = (read.created_at as Date).toISOString();
-  return toProvider(row as Parameters<typeof toProvider>[0]);
+  return providerOfRow(row);
 }
 const DIGITS = /^[0-9]+$/;
 

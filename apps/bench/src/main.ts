@@ -18,6 +18,7 @@
  *   --perf-map           with --instructions: V8 writes /tmp/perf-<pid>.map for callgrind-js.ts
  *   --no-baseline        with --instructions: count the service alone (an --api build whose
  *                        migrations predate the baseline's statements)
+ *   --against <main.js>  with --instructions: the baseline column is another build of the API
  *   --against <what>     with --instructions: the baseline column is the service itself, and the
  *                        service column the same build with `metrics` (METRICS=true) or through a
  *                        transaction-mode PgBouncer (`pooler`): the cost of the option, counted
@@ -459,9 +460,11 @@ async function instructionsMain() {
       },
     };
     // --against metrics|pooler: the service with the option against the service without it.
+    // --against <main.js>: the baseline column is another build of the API (a before/after in one run).
     const against = args.against;
-    if (against !== undefined && against !== 'metrics' && against !== 'pooler')
-      throw new Error(`--against takes metrics or pooler, not ${against}`);
+    const otherBuild = against?.endsWith('.js') ? resolve(process.env.INIT_CWD ?? process.cwd(), against) : undefined;
+    if (against !== undefined && against !== 'metrics' && against !== 'pooler' && !otherBuild)
+      throw new Error(`--against takes metrics, pooler or another build's main.js, not ${against}`);
     if (against === 'pooler') {
       pooler = await startPgBouncer({ upstream: catalogue.url });
       log(`PgBouncer at ${pooler.url}`);
@@ -488,7 +491,11 @@ async function instructionsMain() {
       baseline: args['no-baseline']
         ? undefined
         : against !== undefined
-          ? { ...counted, name: `${counted.name} plain` }
+          ? {
+              ...counted,
+              name: otherBuild ? `api ${otherBuild}` : `${counted.name} plain`,
+              script: otherBuild ?? counted.script,
+            }
           : {
               name: 'baseline 10k',
               script: BASELINE_MAIN,
@@ -518,11 +525,15 @@ async function instructionsMain() {
         `${createHash('sha256')
           .update(`${apiMain} ${nodeArgs.join(' ')}`)
           .digest('hex')
-          .slice(0, 8)}${against ? `-${against}` : ''}-${process.pid}`,
+          .slice(0, 8)}${against && !otherBuild ? `-${against}` : ''}-${process.pid}`,
       ),
       log,
     });
-    const sides = against ? ` (service: ${variant.name}; baseline column: the same build without it)` : '';
+    const sides = otherBuild
+      ? ` (baseline column: the API build ${otherBuild})`
+      : against
+        ? ` (service: ${variant.name}; baseline column: the same build without it)`
+        : '';
     console.log(`\nAPI: ${apiMain}${sides}\n${instructionTable(rows, instructionPlan, v8Flags)}\n`);
   } finally {
     await pooler?.stop();

@@ -12,7 +12,7 @@ const userId = id.describe('The user');
 const providerId = id.describe('The provider');
 
 // Fields in the order PostgreSQL's jsonb keeps them (shorter keys first), the order the feed
-// reads them in: the compiled answer check then passes them without a copy (answer-check.ts).
+// reads them in.
 const walletData = z.object({
   chain: ChainSchema,
   userId,

@@ -5,8 +5,7 @@
  */
 import type { ProviderWrite } from '@signal/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { isoTimestamp } from './paging.js';
-import { type ProviderRow, toProvider } from './provider.queries.js';
+import { providerColumns, providerOfRow } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 /** The kinds of change a provider write makes (the provider.* event types, without the prefix). */
@@ -24,22 +23,11 @@ export interface ProviderWriteOutcome {
   changes: ProviderChange[];
 }
 
-const WRITE_COLUMNS = [
-  'id',
-  'name',
-  'description',
-  'avatar_url',
-  'follower_count',
-  isoTimestamp('created_at').as('created_at'),
-  'roi_30d_pct',
-  'max_drawdown_pct',
-  'win_rate',
-  'reveal_delay_seconds',
-  sql<boolean>`archived_at is not null`.as('archived'),
-] as const;
+/** The wire Provider's columns (provider.queries.ts), then whether it is archived. */
+const WRITE_COLUMNS = [...providerColumns(''), sql<boolean>`archived_at is not null`.as('archived')] as const;
 
-const toProviderWrite = (row: ProviderRow & { archived: boolean }): ProviderWrite => ({
-  ...toProvider(row),
+const toProviderWrite = (row: { archived: boolean }): ProviderWrite => ({
+  ...providerOfRow(row),
   archived: row.archived,
 });
 

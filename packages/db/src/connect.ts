@@ -105,11 +105,14 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const prepared = options.preparedStatements ?? false;
   // pg's promise with the rows taken off it (no async frame: it runs for every hot statement, see
   // compiled-query.ts). The plain path (keyed rows, unnamed) hands pg the text and values; a
-  // named statement or array rows, a Query built here (statementQuery).
+  // named statement, a Query built from its text (namedQuery); array rows, pg's own query config
+  // with `rowMode: 'array'`.
   const run = (sql: string, parameters: unknown[], name: string | undefined, rowMode: 'array' | undefined) =>
-    name === undefined && rowMode === undefined
-      ? pool.query(sql, parameters)
-      : (pool.query(statementQuery(sql, parameters, name, rowMode) as never) as unknown as Promise<pg.QueryResult>);
+    rowMode !== undefined
+      ? pool.query({ text: sql, values: parameters, rowMode, ...(name === undefined ? {} : { name }) })
+      : name === undefined
+        ? pool.query(sql, parameters)
+        : (pool.query(namedQuery(sql, parameters, name) as never) as unknown as Promise<pg.QueryResult>);
   const db = new DirectKysely(
     { dialect: new PooledPostgresDialect({ pool }) },
     ({ name, sql, parameters, rowMode }) => {
@@ -160,64 +163,16 @@ class PooledPostgresDialect extends PostgresDialect {
   }
 }
 
-/** pg's Query as its constructor leaves it, with the fields statementQuery sets after it. */
-type BuiltQuery = pg.Query & { name?: string; _rowMode?: 'array'; _result: unknown; _results: unknown };
-
-/** pg's field description, as its parser hands it to a result. */
-interface FieldDescription {
-  dataTypeID: number;
-  format?: string;
-}
-
-/** What this file reads and sets of pg's (pinned) Result class. */
-declare class PgResult {
-  constructor(rowMode: 'array' | undefined, types?: unknown);
-  fields: FieldDescription[];
-  _parsers: ((text: string) => unknown)[] | undefined;
-  _types: { getTypeParser(oid: number, format: string): (text: string) => unknown };
-  addFields(fields: FieldDescription[]): void;
-}
-
 /**
- * The result of a statement read in array row mode. pg's own result, when the row description
- * arrives, also makes an object keyed by every column's name (the template of a keyed row: each
- * name interned as a property key, a keyed store per column), which array rows never use; this
- * one keeps only the fields and their type parsers.
+ * `pool.query({ name, text, values })`, without its cost: pg copies a config object through its
+ * property descriptors (≈10 µs a query on node 20, the largest single cost of a lookup by id:
+ * BENCH.md). A Query built from the text alone skips that copy; its name (a field of pg's query
+ * config, read when the query is sent) makes it the same named prepared statement.
+ * test/compiled-query.test.ts reads rows both ways, named and unnamed.
  */
-const ColumnRows = class extends (pg as unknown as { Result: typeof PgResult }).Result {
-  override addFields(fields: FieldDescription[]): void {
-    this.fields = fields;
-    const parsers: ((text: string) => unknown)[] = new Array(fields.length);
-    for (let i = 0; i < fields.length; i++) {
-      const field = fields[i] as FieldDescription;
-      parsers[i] = this._types.getTypeParser(field.dataTypeID, field.format || 'text');
-    }
-    this._parsers = parsers;
-  }
-};
-
-/**
- * `pool.query({ name, text, values, rowMode })`, without its cost: pg copies a config object
- * through its property descriptors (≈10 µs a query on node 20, the largest single cost of a
- * lookup by id: BENCH.md). A Query built from the text alone skips that copy; its name, read
- * when it is sent, makes it the same named prepared statement, and a result in array row mode
- * (ColumnRows; the client gives it the pool's type parsers when the query is queued, as it does
- * any result without its own) makes its rows arrays. pg is pinned (the catalog in
- * pnpm-workspace.yaml); test/compiled-query.test.ts reads rows both ways, named and unnamed.
- */
-function statementQuery(
-  text: string,
-  values: unknown[],
-  name: string | undefined,
-  rowMode: 'array' | undefined,
-): pg.Query {
-  const query = new pg.Query(text, values) as BuiltQuery;
-  if (name !== undefined) query.name = name;
-  if (rowMode !== undefined) {
-    query._rowMode = rowMode;
-    query._result = new ColumnRows(rowMode);
-    query._results = query._result;
-  }
+function namedQuery(text: string, values: unknown[], name: string): pg.Query {
+  const query = new pg.Query(text, values) as pg.Query & { name?: string };
+  query.name = name;
   return query;
 }
 

@@ -8,7 +8,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
 import { isForeignKeyViolation } from './errors.js';
 import { exactTimestamp, newestFirstPage, type PageResult, type Paging } from './paging.js';
-import { PROVIDER_COLUMNS, PUBLIC_PROVIDER, toProvider } from './provider.queries.js';
+import { PROVIDER_COLUMNS, PUBLIC_PROVIDER, providerOfRow } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 /** The number of public providers a user follows (archived ones are not counted). */
@@ -111,7 +111,7 @@ export async function listFollowing(
     request,
     Number(counted.total),
     { created: 'f.created_at', id: 'f.provider_id', idOf: (row) => Number(row.id) },
-    (row) => ({ ...toProvider(row), followedAt: row.followed_at.toISOString() }),
+    (row) => ({ ...providerOfRow(row), followedAt: row.followed_at.toISOString() }),
   );
 }
 

@@ -3,43 +3,51 @@
  * detail and its statistics. The listing is provider-list.queries.ts; follows, follow.queries.ts.
  */
 import type { Provider, ProviderStats } from '@signal/core';
-import { type Kysely, sql } from 'kysely';
+import { type AliasedRawBuilder, type Kysely, sql } from 'kysely';
 import { runCompiled, runCompiledColumns } from './compiled-query.js';
 import { isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
 import type { VersionSink } from './version-sink.js';
 
 /**
- * A provider's columns as the wire needs them: created_at already as its ISO text (isoTimestamp).
- * In this order: providerOf reads a row of them by position (PROVIDER_AT names the positions
- * other readers use, and a statement's own columns follow at PROVIDER_COLUMNS.length on).
+ * The one list of a provider's columns as the wire needs them, in the order providerOf reads
+ * them: the reads select them from `providers as p` (PROVIDER_COLUMNS; a statement's own columns
+ * follow at PROVIDER_COLUMN_NAMES.length on), the writes' RETURNING from `providers`
+ * (providerColumns('')), the bench's hand-written SQL as text (PROVIDER_COLUMN_SQL). A new field
+ * of the wire Provider is a name here and a line in providerOf (docs/recipes.md).
  */
-export const PROVIDER_COLUMNS = [
-  'p.id',
-  'p.name',
-  'p.description',
-  'p.avatar_url',
-  'p.follower_count',
-  isoTimestamp('p.created_at').as('created_at'),
-  'p.roi_30d_pct',
-  'p.max_drawdown_pct',
-  'p.win_rate',
-  'p.reveal_delay_seconds',
+export const PROVIDER_COLUMN_NAMES = [
+  'id',
+  'name',
+  'description',
+  'avatar_url',
+  'follower_count',
+  'created_at',
+  'roi_30d_pct',
+  'max_drawdown_pct',
+  'win_rate',
+  'reveal_delay_seconds',
 ] as const;
 
-export interface ProviderRow {
-  id: number;
-  name: string;
-  description: string | null;
-  avatar_url: string | null;
-  follower_count: number;
-  /** ISO 8601 text (isoTimestamp). */
-  created_at: string;
-  roi_30d_pct: number | null;
-  max_drawdown_pct: number;
-  win_rate: number;
-  reveal_delay_seconds: number;
+type Select<Names extends readonly string[], Prefix extends string> = {
+  [K in keyof Names]: Names[K] extends 'created_at'
+    ? AliasedRawBuilder<string, 'created_at'>
+    : `${Prefix}${Names[K] & string}`;
+};
+type Selections<Prefix extends string> = Select<typeof PROVIDER_COLUMN_NAMES, Prefix>;
+
+/** The columns as a select list, each of table `prefix` ('p.' or ''): created_at as its ISO text (isoTimestamp). */
+export function providerColumns<Prefix extends 'p.' | ''>(prefix: Prefix): Selections<Prefix> {
+  return PROVIDER_COLUMN_NAMES.map((name) =>
+    name === 'created_at' ? isoTimestamp(`${prefix}created_at`).as('created_at') : `${prefix}${name}`,
+  ) as unknown as Selections<Prefix>;
 }
+
+/** The columns selected from `providers as p`. */
+export const PROVIDER_COLUMNS = providerColumns('p.');
+
+/** The columns as SQL text, of `providers as p` (created_at as it is stored): the bench's own statements. */
+export const PROVIDER_COLUMN_SQL = PROVIDER_COLUMN_NAMES.map((name) => `p.${name}`).join(', ');
 
 /** Where a row of PROVIDER_COLUMNS (array row mode) has the columns a reader picks out. */
 export const PROVIDER_AT = { id: 0, name: 1, followerCount: 4 } as const;
@@ -47,25 +55,10 @@ export const PROVIDER_AT = { id: 0, name: 1, followerCount: 4 } as const;
 /** Only providers the public sees (not archived): every public read and the sort indexes' predicate. */
 export const PUBLIC_PROVIDER = sql<boolean>`p.archived_at is null`;
 
-/** The one place a provider row becomes a wire Provider; fields listed so no column leaks. */
-export function toProvider(row: ProviderRow): Provider {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    avatarUrl: row.avatar_url,
-    followerCount: row.follower_count,
-    createdAt: row.created_at,
-    roi30dPct: row.roi_30d_pct,
-    maxDrawdownPct: row.max_drawdown_pct,
-    winRate: row.win_rate,
-    revealDelaySeconds: row.reveal_delay_seconds,
-  };
-}
-
 /**
- * The wire Provider of a row whose first columns are PROVIDER_COLUMNS, read as an array
- * (runCompiledColumns): a hot read maps its rows by position, with no keyed object per row.
+ * The one place a provider row becomes a wire Provider (fields listed, so no column leaks): a
+ * row whose first columns are PROVIDER_COLUMN_NAMES, read as an array (runCompiledColumns), so a
+ * hot read maps its rows by position with no keyed object per row. A keyed row: providerOfRow.
  */
 export function providerOf(columns: readonly unknown[]): Provider {
   return {
@@ -81,6 +74,9 @@ export function providerOf(columns: readonly unknown[]): Provider {
     revealDelaySeconds: columns[9] as number,
   };
 }
+
+/** providerOf of a keyed row whose first keys are PROVIDER_COLUMN_NAMES (a driver's row keeps the select's order). */
+export const providerOfRow = (row: object): Provider => providerOf(Object.values(row));
 
 export async function findProvider(
   db: Kysely<Database>,

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCompiled, runCompiledColumns } from '../src/compiled-query.js';
 import { createDatabase, type DatabaseHandle, findProvider, findProviderStats, migrateToLatest } from '../src/index.js';
-import { PROVIDER_COLUMNS, type ProviderRow, providerOf, toProvider } from '../src/provider.queries.js';
+import { PROVIDER_COLUMN_NAMES, PROVIDER_COLUMNS, providerOf, providerOfRow } from '../src/provider.queries.js';
 
 describe('compiled queries on postgres', () => {
   let scratch: ScratchDatabase;
@@ -119,7 +119,7 @@ describe('compiled queries on postgres', () => {
     }
   });
 
-  it('maps an array row of PROVIDER_COLUMNS to the same Provider as the keyed row (providerOf against toProvider)', async () => {
+  it('maps an array row of PROVIDER_COLUMNS and the keyed row to the Provider the columns hold, field by field (providerOf)', async () => {
     // Every column a distinct, non-null value, so a column read from the wrong position shows.
     await database.db
       .updateTable('providers')
@@ -129,6 +129,7 @@ describe('compiled queries on postgres', () => {
         roi_30d_pct: 12.5,
         max_drawdown_pct: 3.25,
         win_rate: 0.625,
+        reveal_delay_seconds: 90,
       })
       .where('id', '=', 2)
       .execute();
@@ -137,9 +138,30 @@ describe('compiled queries on postgres', () => {
     const [keyed] = await runCompiled(database.db, 'providerOfTest:keyed', [2], build);
     const [columns] = await runCompiledColumns(database.db, 'providerOfTest', [2], build);
     expect(keyed).toBeDefined();
-    const expected = toProvider(keyed as ProviderRow);
-    expect(expected).toMatchObject({ avatarUrl: 'https://example.com/a.png', followerCount: 7, winRate: 0.625 });
+    // The wire's names of the columns, read here by name: a column providerOf reads from the
+    // wrong position, or a name missing from PROVIDER_COLUMN_NAMES, shows as a difference.
+    const row = keyed as Record<string, unknown>;
+    expect(Object.keys(row)).toEqual([...PROVIDER_COLUMN_NAMES]);
+    const expected = {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      avatarUrl: row.avatar_url,
+      followerCount: row.follower_count,
+      createdAt: row.created_at,
+      roi30dPct: row.roi_30d_pct,
+      maxDrawdownPct: row.max_drawdown_pct,
+      winRate: row.win_rate,
+      revealDelaySeconds: row.reveal_delay_seconds,
+    };
+    expect(expected).toMatchObject({
+      avatarUrl: 'https://example.com/a.png',
+      followerCount: 7,
+      revealDelaySeconds: 90,
+    });
+    expect(new Set(Object.values(expected)).size).toBe(PROVIDER_COLUMN_NAMES.length);
     expect(providerOf(columns as unknown[])).toEqual(expected);
+    expect(providerOfRow(row)).toEqual(expected);
     expect(await findProvider(database.db, 2)).toEqual(expected);
   });
 

@@ -1,8 +1,8 @@
 /**
  * The request handler: a small dispatch in front of the two transports. `/trpc/*` goes to the
- * tRPC dispatch (fast-path/trpc-dispatch.ts), every other path to the REST mapping of the same
+ * tRPC dispatch (http/trpc.ts), every other path to the REST mapping of the same
  * procedures (their trpc-to-openapi meta, see rest.ts), a few fixed paths to their own answers;
- * both transports run the procedures through fast-path/run-procedure.ts and report failures
+ * both transports run the procedures through http/run-procedure.ts and report failures
  * through toWireError.
  *
  * It knows the procedures only as an AnyRouter and a context factory, and the pages only as
@@ -15,7 +15,6 @@ import { DomainError } from '@signal/core';
 import type { VersionSink } from '@signal/db';
 import type { AnyRouter } from '@trpc/server';
 import type { Logger } from 'pino';
-import { trpcHandler } from '../fast-path/trpc-dispatch.js';
 import { setRoute, trpcRoute } from '../ops/metrics.js';
 import { readJsonBody } from '../wire/body.js';
 import { noRoute, rootCause, toWireError, type WireError } from '../wire/errors.js';
@@ -26,6 +25,7 @@ import { isTrpcTarget, limitTrpcBatch, sendTrpcError } from '../wire/trpc-errors
 import type { RestCaching } from './caching.js';
 import { applyCors } from './cors.js';
 import { callRestProcedure, restInput, restRouter } from './rest.js';
+import { trpcHandler } from './trpc.js';
 import type { trpcStreamHandler } from './trpc-stream.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

@@ -12,8 +12,8 @@
  */
 import type { AnyRouter } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { runProcedure } from '../fast-path/run-procedure.js';
 import { bodyLimitOf } from '../wire/body.js';
+import { runProcedure } from './run-procedure.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

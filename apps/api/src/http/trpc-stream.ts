@@ -23,10 +23,10 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AnyRouter, callTRPCProcedure, getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { procedureAt } from '../fast-path/run-procedure.js';
 import { toWireError, type WireError } from '../wire/errors.js';
 import { sendTrpcError } from '../wire/trpc-errors.js';
 import { mayGiveWay } from './connection-limits.js';
+import { procedureAt } from './run-procedure.js';
 
 export interface TrpcStreamOptions {
   router: AnyRouter;

@@ -1,4 +1,3 @@
-import { useCompiledAnswerChecks } from '../../fast-path/answer-checks.js';
 import { mergeRouters, router } from '../trpc.js';
 import { adminKeysRouter } from './admin-keys.router.js';
 import { authRouter } from './auth.router.js';
@@ -28,12 +27,6 @@ export const appRouter = router({
   publishers: publishersRouter,
   publisherKeys: publisherKeysRouter,
 });
-
-/**
- * Every answer is checked against its schema by compiled code first, zod after when that is not
- * sure (answer-checks.ts). These procedures' answer schemas are beyond the compiler: zod alone.
- */
-export const answersCheckedByZodAlone = useCompiledAnswerChecks(appRouter);
 
 /** The router's type: what the SDK's tRPC client infers every call from. */
 export type AppRouter = typeof appRouter;

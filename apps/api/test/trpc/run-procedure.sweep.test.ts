@@ -9,7 +9,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runProcedure } from '../../src/fast-path/run-procedure.js';
+import { runProcedure } from '../../src/http/run-procedure.js';
 import { type Context, contextFactory } from '../../src/procedures/context.js';
 import { appRouter } from '../../src/procedures/routers/index.js';
 import type { Meta } from '../../src/procedures/trpc.js';

@@ -20,7 +20,7 @@ export interface StartedService {
 export function useService(env: Record<string, string> = {}): StartedService {
   return startedForTests(async () => {
     const database = await createScratchDatabase();
-    const dataDir = await mkdtemp(join(tmpdir(), 'signal-fast-path-test-'));
+    const dataDir = await mkdtemp(join(tmpdir(), 'signal-trpc-test-'));
     const server = createServer({
       config: loadConfig({
         ...TEST_SERVICE_ENV,

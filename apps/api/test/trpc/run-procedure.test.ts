@@ -7,7 +7,7 @@
 import { callTRPCProcedure, initTRPC, TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runProcedure } from '../../src/fast-path/run-procedure.js';
+import { runProcedure } from '../../src/http/run-procedure.js';
 import { outcome } from './outcome.js';
 
 const t = initTRPC

@@ -1,5 +1,5 @@
 /**
- * The one procedure call both transports make (http/rest.ts, fast-path/trpc-dispatch.ts): a procedure run as
+ * The one procedure call both transports make (http/rest.ts, http/trpc.ts): a procedure run as
  * tRPC 11's own `callTRPCProcedure` runs it, through its middleware chain (tRPC's error
  * formatting, our middlewares, the input check, the answer check, the resolver), with the same
  * options at every level, the same merging of `next({ ctx, input })`, and a throw turned into a
@@ -10,7 +10,7 @@
  * own async step; here each level gets one object literal (figures in LAB-NOTES.md, "tRPC 11 and
  * zod 4"). It reads the procedure's `_def` (its middlewares, type and meta; `ProcedureDef`
  * below, which answer-checks.ts reads too); tRPC is pinned to one version (the catalog in
- * pnpm-workspace.yaml, checked by test/fast-path/trpc-internals.test.ts), and the whole API
+ * pnpm-workspace.yaml, checked by test/trpc/trpc-internals.test.ts), and the whole API
  * test suite runs through this call. With this call, tRPC's `_objectSpread2` runs only while
  * the router is built, never per request, so the pnpm patch that once sped it up is gone
  * (LAB-NOTES.md, "Instructions per request").

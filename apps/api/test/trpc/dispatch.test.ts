@@ -1,5 +1,5 @@
 /**
- * The own tRPC dispatch (src/fast-path/trpc-dispatch.ts, behind the service's /trpc) against
+ * The own tRPC dispatch (src/http/trpc.ts, behind the service's /trpc) against
  * tRPC's own `createHTTPHandler` (@trpc/server/adapters/standalone) on the same router and the
  * same services: every request below goes to both, and both must answer with the same status
  * and the same body. Where they may not, the case names the difference and why (KNOWN_DIFFERENCES;
