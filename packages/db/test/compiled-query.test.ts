@@ -138,27 +138,18 @@ describe('compiled queries on postgres', () => {
     const [keyed] = await runCompiled(database.db, 'providerOfTest:keyed', [2], build);
     const [columns] = await runCompiledColumns(database.db, 'providerOfTest', [2], build);
     expect(keyed).toBeDefined();
-    // The wire's names of the columns, read here by name: a column providerOf reads from the
-    // wrong position, or a name missing from PROVIDER_COLUMN_NAMES, shows as a difference.
+    // The wire's name of each column is its camelCase (avatar_url: avatarUrl), read here by name:
+    // a line of providerOf at the wrong position, or a column it leaves out, shows as a difference.
     const row = keyed as Record<string, unknown>;
     expect(Object.keys(row)).toEqual([...PROVIDER_COLUMN_NAMES]);
-    const expected = {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      avatarUrl: row.avatar_url,
-      followerCount: row.follower_count,
-      createdAt: row.created_at,
-      roi30dPct: row.roi_30d_pct,
-      maxDrawdownPct: row.max_drawdown_pct,
-      winRate: row.win_rate,
-      revealDelaySeconds: row.reveal_delay_seconds,
-    };
+    const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    const expected = Object.fromEntries(PROVIDER_COLUMN_NAMES.map((name) => [camel(name), row[name]]));
     expect(expected).toMatchObject({
       avatarUrl: 'https://example.com/a.png',
       followerCount: 7,
       revealDelaySeconds: 90,
     });
+    // Every column a distinct value (a new column set above too), so a swapped position shows.
     expect(new Set(Object.values(expected)).size).toBe(PROVIDER_COLUMN_NAMES.length);
     expect(providerOf(columns as unknown[])).toEqual(expected);
     expect(providerOfRow(row)).toEqual(expected);
