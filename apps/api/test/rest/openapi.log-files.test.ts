@@ -10,18 +10,15 @@ import { checkpointNote, logVerifierKey } from '@signal/core/log-examples';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, useApi } from '../harness.js';
-import { appendInBulk, checkpointOfSize, fetchVerifierKey, testEntries } from '../log/log-support.js';
+import {
+  appendInBulk,
+  checkpointOfSize,
+  fetchVerifierKey,
+  LOG_FILE_TEMPLATES,
+  testEntries,
+} from '../log/log-support.js';
 
 type Operation = Record<string, any>;
-
-const LOG_PATHS = [
-  '/log/checkpoint',
-  '/log/key',
-  '/log/tile/{L}/{N}',
-  '/log/tile/{L}/{N}.p/{W}',
-  '/log/tile/entries/{N}',
-  '/log/tile/entries/{N}.p/{W}',
-];
 
 /** The one documented success content of `op`: its media type, and the response for its headers. */
 function documented(op: Operation): { type: string; response: Operation } {
@@ -91,7 +88,7 @@ describeBackends('the log files as /openapi.json documents them on %s', (backend
   }
 
   it('documents the six paths, GET only, under the log tag', () => {
-    for (const path of LOG_PATHS) {
+    for (const path of LOG_FILE_TEMPLATES) {
       expect(Object.keys(doc.paths[path] ?? {}), path).toEqual(['get']);
       expect(doc.paths[path].get.tags, path).toEqual(['log']);
     }

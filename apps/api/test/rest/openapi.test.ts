@@ -31,19 +31,13 @@ import type { ZodTypeAny } from 'zod';
 import { appRouter } from '../../src/index.js';
 import type { Meta } from '../../src/procedures/trpc.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
+import { LOG_FILE_TEMPLATES } from '../log/log-support.js';
 
 type Operation = Record<string, any>;
 
 const SERVICE_PATHS = ['/health', '/ready', '/.well-known/jwks.json'];
 /** The log's files: text and bytes, not JSON (openapi.log-files.test.ts checks them against the server). */
-const LOG_FILE_PATHS = [
-  '/log/checkpoint',
-  '/log/key',
-  '/log/tile/{L}/{N}',
-  '/log/tile/{L}/{N}.p/{W}',
-  '/log/tile/entries/{N}',
-  '/log/tile/entries/{N}.p/{W}',
-];
+const LOG_FILE_PATHS = LOG_FILE_TEMPLATES;
 const REF = '#/components/schemas/';
 const REPO_ROOT = new URL('../../../../', import.meta.url);
 const ADMIN_KEY = 'openapi-test-admin-key-0123456789abcdef';
