@@ -82,7 +82,13 @@ export interface LogState {
   pending: boolean;
 }
 
-/** One statement: the state row and whether anything waits (the sequencer's poll). */
+/**
+ * One statement: the state row and whether anything waits (the sequencer's poll, every 100 ms in
+ * every process). "Anything waits" is the first pending id by the primary key, not `exists`: the
+ * planner runs an `exists` as a sequential scan, which reads every dead row the sequencer's
+ * deletes left until a vacuum (the whole 195 MB of a million integrated entries, 280 ms a poll on
+ * the bench's 1M log; 20 ms by the index, and nothing once vacuumed).
+ */
 export async function readLogState(db: Kysely<Database>): Promise<LogState> {
   const result = await sql<{
     size: number;
@@ -91,7 +97,9 @@ export async function readLogState(db: Kysely<Database>): Promise<LogState> {
     verifier_key: string | null;
     pending: boolean;
   }>`
-    select size, root, checkpoint, verifier_key, exists (select 1 from log_pending) as pending from log_state
+    select size, root, checkpoint, verifier_key,
+      (select id from log_pending order by id limit 1) is not null as pending
+    from log_state
   `.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('log_state has no row: the database is not migrated');
