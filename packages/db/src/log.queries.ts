@@ -24,7 +24,8 @@ export interface LogAcceptance {
   minIndex: number;
 }
 
-function checkEntry(entry: Uint8Array): void {
+/** A log entry is 1..MAX_LOG_ENTRY_BYTES bytes (else a RangeError). */
+export function checkLogEntry(entry: Uint8Array): void {
   if (entry.length === 0 || entry.length > MAX_LOG_ENTRY_BYTES) {
     throw new RangeError(`a log entry is 1..${MAX_LOG_ENTRY_BYTES} bytes, not ${entry.length}`);
   }
@@ -38,7 +39,7 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, b
  * flushed) before this returns, in one round trip instead of three (BEGIN, insert, COMMIT).
  */
 export async function appendLogEntry(trx: Kysely<Database>, entry: Uint8Array): Promise<LogAcceptance> {
-  checkEntry(entry);
+  checkLogEntry(entry);
   // One row: no array to unnest. Hex text, decoded by PostgreSQL, as appendLogEntries sends it.
   const result = await sql<{ id: number; min_index: number }>`
     insert into log_pending (entry) values (decode(${hex(entry)}, 'hex'))
@@ -57,7 +58,7 @@ export async function appendLogEntries(
   entries: readonly Uint8Array[],
 ): Promise<LogAcceptance[]> {
   if (entries.length === 0) return [];
-  for (const entry of entries) checkEntry(entry);
+  for (const entry of entries) checkLogEntry(entry);
   // Hex text, decoded by PostgreSQL: arrays of bytea travel the same way on pg and PGlite.
   const result = await sql<{ id: number; min_index: number }>`
     with accepted as (
