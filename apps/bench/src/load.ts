@@ -20,6 +20,11 @@ export interface Sample {
   cpuUs: number | null;
   /** CPU time PostgreSQL's backends spent per successful response, µs (null when unknown). */
   dbCpuUs?: number | null;
+  /**
+   * CPU time of this process (autocannon, the load generator) per successful response, µs: on a
+   * machine whose cores the server and the load share, what the load costs is not the server's.
+   */
+  clientCpuUs?: number | null;
 }
 
 export interface LoadTarget {
@@ -62,7 +67,9 @@ export async function drive(target: LoadTarget, seconds: number, connections: nu
         error ? reject(error) : resolve(res),
       );
     });
+  const clientBefore = process.cpuUsage();
   const result = await (target.around ? target.around(load) : load());
+  const client = process.cpuUsage(clientBefore);
   const cpuAfter = (await target.cpuMs?.()) ?? null;
   const dbAfter = await target.dbCpu?.();
   const notModified = target.expectStatus === 304;
@@ -75,6 +82,7 @@ export async function drive(target: LoadTarget, seconds: number, connections: nu
     served,
     cpuUs: cpuBefore !== null && cpuAfter !== null && served > 0 ? ((cpuAfter - cpuBefore) * 1000) / served : null,
     dbCpuUs: dbBefore && dbAfter && served > 0 ? (cpuBetween(dbBefore, dbAfter) * 1000) / served : null,
+    clientCpuUs: served > 0 ? (client.user + client.system) / served : null,
   };
   await target.observe?.(sample);
   return sample;
@@ -94,6 +102,9 @@ function summarise(samples: Sample[], warmup: Sample | undefined): Sample {
   const dbTimed = samples.filter((s) => s.dbCpuUs != null);
   const dbCpuUs = dbTimed.reduce((total, s) => total + (s.dbCpuUs as number) * s.served, 0);
   const dbServed = dbTimed.reduce((total, s) => total + s.served, 0);
+  const clientTimed = samples.filter((s) => s.clientCpuUs != null);
+  const clientCpuUs = clientTimed.reduce((total, s) => total + (s.clientCpuUs as number) * s.served, 0);
+  const clientServed = clientTimed.reduce((total, s) => total + s.served, 0);
   return {
     rps: median(samples.map((s) => s.rps)),
     p50: median(samples.map((s) => s.p50)),
@@ -102,6 +113,7 @@ function summarise(samples: Sample[], warmup: Sample | undefined): Sample {
     served: sum((s) => s.served) + (warmup?.served ?? 0),
     cpuUs: timedServed > 0 ? cpuUs / timedServed : null,
     dbCpuUs: dbServed > 0 ? dbCpuUs / dbServed : null,
+    clientCpuUs: clientServed > 0 ? clientCpuUs / clientServed : null,
   };
 }
 

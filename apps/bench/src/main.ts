@@ -606,7 +606,7 @@ async function main() {
   }
   for (const [key, value] of await logRows({
     spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
+      ...apiSpec(catalogue, privateKeyPem, profileArgs('log')),
       env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
     }),
     wanted,

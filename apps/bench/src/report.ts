@@ -16,6 +16,8 @@ export interface Figures {
   cpuUs?: number | null;
   /** CPU time of PostgreSQL's backends per response, µs (see db-cpu.ts). */
   dbCpuUs?: number | null;
+  /** CPU time of the load's own process per response, µs (the bench's writers or HTTP client). */
+  clientCpuUs?: number | null;
 }
 
 export interface Row {

@@ -37,6 +37,16 @@ export const consistencyProof = {
   proof: ['WX/LMSgtNGVMIA00GPylcFxkjr8ybsc9jd7xGEH4dtg='],
 } satisfies ConsistencyProof;
 
+/**
+ * A signed checkpoint of that tree (size 3) and its verifier key, as `GET /log/checkpoint` and
+ * `GET /log/key` serve them: signed under the origin `signals.example.com/signals` with the
+ * Ed25519 seed 0x01 0x02 … 0x20 (an example key, never a server's).
+ */
+export const logVerifierKey = 'signals.example.com/signals+44f5b615+AXm1Vi6P5lT5QHixEuipi6eQH4U65pW+1+DjkQutBJZk';
+export const checkpointNote =
+  'signals.example.com/signals\n3\nNmQuc8JUCrEh46a/lUWwokmCzYMOsT080Z3jzmwCHsE=\n\n' +
+  '— signals.example.com/signals RPW2FfzgkVorzP9In5k/mFw2dKBtA0A0ovfl5f5EXOEJ1i04zEkObMIoZ1Pxz2Pbr60/RoYAjBoNKoYnpuWiZDuJ3QY=\n';
+
 const botKey = 'ed25519:4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS';
 
 export const publisherKey = {

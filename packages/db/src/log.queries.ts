@@ -24,7 +24,8 @@ export interface LogAcceptance {
   minIndex: number;
 }
 
-function checkEntry(entry: Uint8Array): void {
+/** A log entry is 1..MAX_LOG_ENTRY_BYTES bytes (else a RangeError). */
+export function checkLogEntry(entry: Uint8Array): void {
   if (entry.length === 0 || entry.length > MAX_LOG_ENTRY_BYTES) {
     throw new RangeError(`a log entry is 1..${MAX_LOG_ENTRY_BYTES} bytes, not ${entry.length}`);
   }
@@ -32,10 +33,20 @@ function checkEntry(entry: Uint8Array): void {
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 
-/** Accepts one entry in the transaction `trx` (see the file's comment). */
+/**
+ * Accepts one entry in the transaction `trx` (see the file's comment), in one statement. Given the
+ * database handle itself instead, that statement is its own transaction: committed (and its WAL
+ * flushed) before this returns, in one round trip instead of three (BEGIN, insert, COMMIT).
+ */
 export async function appendLogEntry(trx: Kysely<Database>, entry: Uint8Array): Promise<LogAcceptance> {
-  const [acceptance] = await appendLogEntries(trx, [entry]);
-  return acceptance!;
+  checkLogEntry(entry);
+  // One row: no array to unnest. Hex text, decoded by PostgreSQL, as appendLogEntries sends it.
+  const result = await sql<{ id: number; min_index: number }>`
+    insert into log_pending (entry) values (decode(${hex(entry)}, 'hex'))
+    returning id, (select size from log_state) as min_index
+  `.execute(trx);
+  const row = result.rows[0]!;
+  return { id: Number(row.id), minIndex: Number(row.min_index) };
 }
 
 /**
@@ -47,7 +58,7 @@ export async function appendLogEntries(
   entries: readonly Uint8Array[],
 ): Promise<LogAcceptance[]> {
   if (entries.length === 0) return [];
-  for (const entry of entries) checkEntry(entry);
+  for (const entry of entries) checkLogEntry(entry);
   // Hex text, decoded by PostgreSQL: arrays of bytea travel the same way on pg and PGlite.
   const result = await sql<{ id: number; min_index: number }>`
     with accepted as (
@@ -72,7 +83,13 @@ export interface LogState {
   pending: boolean;
 }
 
-/** One statement: the state row and whether anything waits (the sequencer's poll). */
+/**
+ * One statement: the state row and whether anything waits (the sequencer's poll, every 100 ms in
+ * every process). "Anything waits" is the first pending id by the primary key, not `exists`: the
+ * planner runs an `exists` as a sequential scan, which reads every dead row the sequencer's
+ * deletes left until a vacuum (the whole 195 MB of a million integrated entries, 280 ms a poll on
+ * the bench's 1M log; 20 ms by the index, and nothing once vacuumed).
+ */
 export async function readLogState(db: Kysely<Database>): Promise<LogState> {
   const result = await sql<{
     size: number;
@@ -81,7 +98,9 @@ export async function readLogState(db: Kysely<Database>): Promise<LogState> {
     verifier_key: string | null;
     pending: boolean;
   }>`
-    select size, root, checkpoint, verifier_key, exists (select 1 from log_pending) as pending from log_state
+    select size, root, checkpoint, verifier_key,
+      (select id from log_pending order by id limit 1) is not null as pending
+    from log_state
   `.execute(db);
   const row = result.rows[0];
   if (!row) throw new Error('log_state has no row: the database is not migrated');

@@ -67,8 +67,9 @@ export const TAGS: OpenAPIV3.TagObject[] = [
   {
     name: 'log',
     description:
-      'The public log of record: proofs as JSON. The signed checkpoint (`GET /log/checkpoint`), the verifier ' +
-      'key (`GET /log/key`) and the C2SP tiles (`GET /log/tile/…`) are text and bytes: docs/log.md.',
+      'The public log of record: proofs as JSON; the signed checkpoint (`GET /log/checkpoint`) and the verifier ' +
+      'key (`GET /log/key`) as text, the C2SP hash tiles and entry bundles (`GET /log/tile/…`) as bytes. ' +
+      'Formats and how to monitor the log: docs/log.md.',
   },
 ];
 

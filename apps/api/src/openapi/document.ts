@@ -38,6 +38,7 @@ import {
   urlTooLongExample,
   validationExample,
 } from './error-docs.js';
+import { LOG_FILE_PATHS } from './log-files-doc.js';
 
 export type OpenApiDocument = OpenAPIV3.Document;
 
@@ -237,6 +238,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
     }
   }
   for (const endpoint of SERVICE_ENDPOINTS) doc.paths[endpoint.path] = { get: serviceOperation(endpoint) };
+  // The log's files: text and bytes from the host's own handlers (log-files-doc.ts).
+  Object.assign(doc.paths, LOG_FILE_PATHS);
 
   doc.components = {
     securitySchemes: doc.components?.securitySchemes ?? {},

@@ -11,16 +11,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '@signal/core';
-import { encodeEntryBundle, parseTilePath, TILE_HEIGHT, TILE_WIDTH } from '@signal/core/log';
+import {
+  encodeEntryBundle,
+  LOG_CHECKPOINT_CACHE,
+  LOG_IMMUTABLE_CACHE,
+  LOG_KEY_CACHE,
+  parseTilePath,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+} from '@signal/core/log';
 import { type Database, logTileCache, readLogEntries, readLogSize, storedLogTiles } from '@signal/db';
 import type { Kysely } from 'kysely';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export const LOG_TILE_PREFIX = '/log/tile/';
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-/** A checkpoint at most this old from a cache: the contract allows 10 s; new ones come within 1 s. */
-const CHECKPOINT_CACHE = 'public, max-age=2';
+const IMMUTABLE = LOG_IMMUTABLE_CACHE;
+const CHECKPOINT_CACHE = LOG_CHECKPOINT_CACHE;
 
 export interface LogFiles {
   db: Kysely<Database>;
@@ -72,7 +79,7 @@ export function logFileRoutes(files: LogFiles): { routes: Record<string, Route>;
           throw new DomainError('SERVICE_UNAVAILABLE', 'The log has no checkpoint yet: the database is not answering');
         send(res, 'text/plain; charset=utf-8', checkpoint.note, CHECKPOINT_CACHE);
       },
-      '/log/key': async (_req, res) => send(res, 'text/plain; charset=utf-8', files.verifierKey, 'public, max-age=300'),
+      '/log/key': async (_req, res) => send(res, 'text/plain; charset=utf-8', files.verifierKey, LOG_KEY_CACHE),
     },
     tiles: (req, res) => serveTile(files, new URL(req.url ?? '/', 'http://host').pathname, res),
   };

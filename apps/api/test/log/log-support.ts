@@ -22,6 +22,16 @@ import {
 import { appendLogEntries, type DatabaseHandle } from '@signal/db';
 import { expect } from 'vitest';
 
+/** The log's files as /openapi.json templates them (text and bytes, not JSON). */
+export const LOG_FILE_TEMPLATES = [
+  '/log/checkpoint',
+  '/log/key',
+  '/log/tile/{L}/{N}',
+  '/log/tile/{L}/{N}.p/{W}',
+  '/log/tile/entries/{N}',
+  '/log/tile/entries/{N}.p/{W}',
+];
+
 export interface SeenCheckpoint extends Checkpoint {
   note: string;
 }

@@ -31,10 +31,13 @@ import type { ZodTypeAny } from 'zod';
 import { appRouter } from '../../src/index.js';
 import type { Meta } from '../../src/procedures/trpc.js';
 import { call, evmWallet, signIn, startApi, type TestApi } from '../harness.js';
+import { LOG_FILE_TEMPLATES } from '../log/log-support.js';
 
 type Operation = Record<string, any>;
 
 const SERVICE_PATHS = ['/health', '/ready', '/.well-known/jwks.json'];
+/** The log's files: text and bytes, not JSON (openapi.log-files.test.ts checks them against the server). */
+const LOG_FILE_PATHS = LOG_FILE_TEMPLATES;
 const REF = '#/components/schemas/';
 const REPO_ROOT = new URL('../../../../', import.meta.url);
 const ADMIN_KEY = 'openapi-test-admin-key-0123456789abcdef';
@@ -193,6 +196,7 @@ describe('/openapi.json as a document', () => {
     const expected = [
       ...procedures.map((p) => `${p.openapi.method} ${p.openapi.path}`),
       ...SERVICE_PATHS.map((path) => `GET ${path}`),
+      ...LOG_FILE_PATHS.map((path) => `GET ${path}`),
     ].sort();
     expect(documented).toEqual(expected);
   });
@@ -418,6 +422,18 @@ describe('every operation', () => {
   it('has a 200 (201 for a creation) with a schema and an example, and a request body schema and example if it takes one', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
+      if (LOG_FILE_PATHS.includes(path)) {
+        // Text (the checkpoint, the key: with an example) or bytes (tiles, bundles), and their caching.
+        const content = Object.entries(success(op)?.content ?? {}) as [string, any][];
+        expect(
+          content.map(([type]) => type),
+          where,
+        ).toEqual([path.startsWith('/log/tile/') ? 'application/octet-stream' : 'text/plain; charset=utf-8']);
+        expect(content[0]?.[1].schema.type, where).toBe('string');
+        if (!path.startsWith('/log/tile/')) expect(typeof content[0]?.[1].example, where).toBe('string');
+        expect(success(op).headers['Cache-Control'].schema.example, where).toMatch(/^public, max-age=\d+/);
+        continue;
+      }
       const ok = success(op)?.content?.['application/json'];
       expect(resolved(ok?.schema)?.type, where).toBe('object');
       expect(ok?.example, where).toBeDefined();
@@ -627,10 +643,10 @@ describe('the document against the running server', () => {
 
   it.each(
     // Every documented operation, asked with a URL over 4 KiB: 400 VALIDATION_ERROR, listed there.
-    [...procedures.map((p) => [p.openapi.method, p.openapi.path]), ...SERVICE_PATHS.map((path) => ['GET', path])] as [
-      string,
-      string,
-    ][],
+    [
+      ...procedures.map((p) => [p.openapi.method, p.openapi.path]),
+      ...[...SERVICE_PATHS, ...LOG_FILE_PATHS].map((path) => ['GET', path]),
+    ] as [string, string][],
   )('%s %s with a URL over 4 KiB: 400 VALIDATION_ERROR, documented with its example', async (method, path) => {
     const reply = await call(api, method, `${urlOf(path)}?pad=${'x'.repeat(4200)}`, { token });
     expect(reply.status).toBe(400);

@@ -4,6 +4,7 @@
 // and signed-note. See docs/log.md.
 export { type AppendResult, appendLeaves, type RightEdgeReader, rootFromRightEdge, tileHashes } from './append.js';
 export { bytesEqual, fromBase64, toBase64, toHex } from './bytes.js';
+export { LOG_CHECKPOINT_CACHE, LOG_IMMUTABLE_CACHE, LOG_KEY_CACHE } from './caching.js';
 export { type Checkpoint, CheckpointError, formatCheckpoint, parseCheckpoint } from './checkpoint.js';
 export { decodeEntryBundle, EntryBundleError, encodeEntryBundle, MAX_ENTRY_SIZE } from './entry-bundle.js';
 export { emptyTreeHash, HASH_SIZE, leafHash, nodeHash } from './hash.js';
