@@ -217,7 +217,7 @@ describeBackends('signal reads on %s', (backend) => {
       const seen: WireSignal[] = [];
       let cursor: string | null = null;
       do {
-        const reply = await call(
+        const reply: { status: number; body: { items: WireSignal[]; nextCursor: string | null } } = await call(
           api,
           'GET',
           `${path}${path.includes('?') ? '&' : '?'}limit=2${cursor ? `&cursor=${cursor}` : ''}`,
