@@ -84,6 +84,7 @@ import {
 import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
 import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
 import { signIn, verifyBodies } from './sign-in.js';
+import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
@@ -559,6 +560,10 @@ async function main() {
     ))
       rows.set(key, value);
 
+  // Statement verification for each signer kind (issue 39), in-process like the raw rows.
+  for (const [key, value] of statementRows({ wanted, seconds: rawSeconds, rounds: plan.rounds, log }))
+    rows.set(key, value);
+
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
@@ -620,6 +625,7 @@ async function main() {
     'mix',
     'raw-evm',
     'raw-solana',
+    ...STATEMENT_KEYS,
     ...SCENARIO_KEYS,
     ...OPERATOR_ROW_KEYS,
     ...CACHED_KEYS.slice(1),
@@ -656,6 +662,7 @@ async function main() {
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
       ...judgeLogReads(rows),
+      ...judgeStatements(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };
