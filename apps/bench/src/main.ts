@@ -84,6 +84,7 @@ import {
 import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
 import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
 import { signIn, verifyBodies } from './sign-in.js';
+import { judgeSignals, SIGNAL_KEYS, signalRows } from './signal-rows.js';
 import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
@@ -621,6 +622,21 @@ async function main() {
   }))
     rows.set(key, value);
 
+  for (const [key, value] of await signalRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    catalogueUrl: catalogue.url,
+    wanted,
+    plan: { ...plan, connections },
+    openSeconds: quick ? 2 : 10,
+    meSignals: 50_000,
+    seedSeconds: quick ? 60 : 600,
+    log,
+  }))
+    rows.set(key, value);
+
   const order = [
     'mix',
     'raw-evm',
@@ -634,6 +650,7 @@ async function main() {
     FEED_KEY,
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
+    ...SIGNAL_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -663,6 +680,7 @@ async function main() {
       ...judgeLog(rows),
       ...judgeLogReads(rows),
       ...judgeStatements(rows),
+      ...judgeSignals(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };
