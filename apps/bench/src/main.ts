@@ -60,6 +60,7 @@ import {
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
+import { judgeMeSignals, ME_SIGNAL_KEYS, meSignalRows } from './me-signal-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
   BENCH_ADMIN_KEY,
@@ -622,8 +623,8 @@ async function main() {
   }))
     rows.set(key, value);
 
-  for (const [key, value] of await signalRows({
-    spec: (url) => ({
+  const signalRun = {
+    spec: (url: string) => ({
       ...apiSpec(catalogue, privateKeyPem),
       env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
     }),
@@ -634,8 +635,9 @@ async function main() {
     meSignals: 50_000,
     seedSeconds: quick ? 60 : 600,
     log,
-  }))
-    rows.set(key, value);
+  };
+  for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);
+  for (const [key, value] of await meSignalRows(signalRun)) rows.set(key, value);
 
   const order = [
     'mix',
@@ -651,6 +653,7 @@ async function main() {
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
     ...SIGNAL_KEYS,
+    ...ME_SIGNAL_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -681,6 +684,7 @@ async function main() {
       ...judgeLogReads(rows),
       ...judgeStatements(rows),
       ...judgeSignals(rows),
+      ...judgeMeSignals(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };
