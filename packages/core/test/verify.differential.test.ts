@@ -271,7 +271,7 @@ describe("differential: personalMessageHash vs viem's hashMessage", () => {
           expect(hex(personalMessageHash(message))).toBe(hashMessage(message).slice(2));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 });
