@@ -10,6 +10,8 @@
  *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
+ *   --signal-rate N      the statements/s `signal-open` offers (1,000, the issue's rate)
+ *   --seed-seconds S     the time the `/me/signals` database's seed may take this run (300; 60 quick)
  *   --window N           with --instructions: requests per counted window (1000)
  *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
  *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
@@ -85,7 +87,7 @@ import {
 import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
 import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
 import { signIn, verifyBodies } from './sign-in.js';
-import { judgeSignals, SIGNAL_KEYS, signalRows } from './signal-rows.js';
+import { judgeSignals, OPEN_RATE, SIGNAL_KEYS, signalRows } from './signal-rows.js';
 import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
@@ -117,6 +119,8 @@ const { values: args } = parseArgs({
     v8: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
+    'signal-rate': { type: 'string' },
+    'seed-seconds': { type: 'string' },
   },
 });
 
@@ -631,9 +635,11 @@ async function main() {
     catalogueUrl: catalogue.url,
     wanted,
     plan: { ...plan, connections },
-    openSeconds: quick ? 2 : 10,
+    // 10 s at the full plan's 4-second rounds, 2.5 s at --quick's one-second ones.
+    openSeconds: plan.seconds * 2.5,
+    openRate: numberArg(args['signal-rate'], OPEN_RATE),
     meSignals: 50_000,
-    seedSeconds: quick ? 60 : 600,
+    seedSeconds: numberArg(args['seed-seconds'], quick ? 60 : 300),
     log,
   };
   for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);
