@@ -122,12 +122,18 @@ async function prepareMeDatabase(run: SignalRun): Promise<MeSeed> {
           // Round-robin over the providers, so every provider's history grows alike.
           const { path, body } = openBody(signers[next % signers.length] as Signer);
           const sentAt = performance.now();
+          // A reset keep-alive socket (the server closing an idle one as it is reused) is a refusal too.
           const res = await fetch(`${api.url}${path}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body,
-          });
-          const text = await res.text();
+          }).catch(() => null);
+          const text = res ? await res.text().catch(() => '') : 'no answer';
+          if (!res) {
+            refused.set(0, (refused.get(0) ?? 0) + 1);
+            signals--;
+            continue;
+          }
           // A refusal under load (503 when the pool is exhausted) costs the seed one signal, not the run.
           if (res.status !== 201) {
             refused.set(res.status, (refused.get(res.status) ?? 0) + 1);
