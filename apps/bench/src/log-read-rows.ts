@@ -106,7 +106,7 @@ async function waitForSize(api: ServerProcess, size: number, log: (line: string)
 }
 
 /** GETs cycling through `paths`, each read once first; `etag`: revalidating with it (304). */
-function reads(server: ServerProcess, paths: string[], etag?: string): LoadTarget {
+export function reads(server: ServerProcess, paths: string[], etag?: string): LoadTarget {
   return {
     url: server.url,
     cpuMs: server.cpuMs,

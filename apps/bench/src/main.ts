@@ -10,6 +10,8 @@
  *   --api <main.js>      the API build to measure (default: this checkout's), e.g. an older
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
+ *   --signal-rate N      the statements/s `signal-open` offers (1,000, the issue's rate)
+ *   --seed-seconds S     the time the `/me/signals` database's seed may take this run (300; 60 quick)
  *   --window N           with --instructions: requests per counted window (1000)
  *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
  *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
@@ -61,6 +63,7 @@ import {
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
+import { judgeMeSignals, ME_SIGNAL_KEYS, meSignalRows } from './me-signal-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
   BENCH_ADMIN_KEY,
@@ -85,6 +88,8 @@ import {
 import { type Bench, deepPath, PAGE_1, SCENARIO_KEYS, scenarios } from './scenarios.js';
 import { API_MAIN, BARE_HTTP_MAIN, BASELINE_MAIN, type ServerProcess, startServer } from './servers.js';
 import { signIn, verifyBodies } from './sign-in.js';
+import { judgeSignals, OPEN_RATE, SIGNAL_KEYS, signalRows } from './signal-rows.js';
+import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
@@ -115,6 +120,8 @@ const { values: args } = parseArgs({
     v8: { type: 'string' },
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
+    'signal-rate': { type: 'string' },
+    'seed-seconds': { type: 'string' },
   },
 });
 
@@ -570,6 +577,10 @@ async function main() {
     ))
       rows.set(key, value);
 
+  // Statement verification for each signer kind (issue 39), in-process like the raw rows.
+  for (const [key, value] of statementRows({ wanted, seconds: rawSeconds, rounds: plan.rounds, log }))
+    rows.set(key, value);
+
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
@@ -627,10 +638,29 @@ async function main() {
   }))
     rows.set(key, value);
 
+  const signalRun = {
+    spec: (url: string) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    catalogueUrl: catalogue.url,
+    wanted,
+    plan: { ...plan, connections },
+    // 10 s at the full plan's 4-second rounds, 2.5 s at --quick's one-second ones.
+    openSeconds: plan.seconds * 2.5,
+    openRate: numberArg(args['signal-rate'], OPEN_RATE),
+    meSignals: 50_000,
+    seedSeconds: numberArg(args['seed-seconds'], quick ? 60 : 300),
+    log,
+  };
+  for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);
+  for (const [key, value] of await meSignalRows(signalRun)) rows.set(key, value);
+
   const order = [
     'mix',
     'raw-evm',
     'raw-solana',
+    ...STATEMENT_KEYS,
     ...SCENARIO_KEYS,
     ...OPERATOR_ROW_KEYS,
     ...CACHED_KEYS.slice(1),
@@ -639,6 +669,8 @@ async function main() {
     FEED_KEY,
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
+    ...SIGNAL_KEYS,
+    ...ME_SIGNAL_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -667,6 +699,9 @@ async function main() {
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
       ...judgeLogReads(rows),
+      ...judgeStatements(rows),
+      ...judgeSignals(rows),
+      ...judgeMeSignals(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };

@@ -9,8 +9,11 @@ import { FEED_KEY } from './feed.js';
 import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
 import { LOG_READ_KEYS } from './log-read-rows.js';
 import { LOG_KEYS } from './log-rows.js';
+import { ME_SIGNAL_KEYS } from './me-signal-rows.js';
 import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
+import { SIGNAL_KEYS } from './signal-rows.js';
+import { STATEMENT_KEYS } from './statement-rows.js';
 import { WEBHOOK_KEYS } from './webhooks.js';
 
 export interface KeyGroup {
@@ -31,6 +34,9 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
   { title: 'the public log', file: 'log-rows.ts', keys: LOG_KEYS },
   { title: "the public log's reads", file: 'log-read-rows.ts', keys: LOG_READ_KEYS },
+  { title: 'signed statements', file: 'statement-rows.ts', keys: STATEMENT_KEYS },
+  { title: 'signals', file: 'signal-rows.ts', keys: SIGNAL_KEYS },
+  { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },
   {
     title: 'with `--instructions`',
     file: 'instructions.ts',

@@ -3,7 +3,15 @@
  * that tens of thousands of sign-in messages are ready in seconds; and the bare verification
  * a hand-written handler would do, which is both the raw ceiling and the baseline's verifier.
  */
-import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { checksumAddress, hashMessage, keccak256 } from 'viem';
@@ -15,10 +23,14 @@ export interface BenchWallet {
   sign(message: string): string;
 }
 
-export function evmWallet(): BenchWallet {
+/** A new random EVM wallet, or the one of `privateKey` (32 bytes, e.g. kept by a cached bench database). */
+export function evmWallet(from?: Buffer): BenchWallet & { privateKey: Buffer } {
   let privateKey: Buffer;
-  do privateKey = randomBytes(32);
-  while (!secp256k1.privateKeyVerify(privateKey));
+  if (from) privateKey = from;
+  else {
+    do privateKey = randomBytes(32);
+    while (!secp256k1.privateKeyVerify(privateKey));
+  }
   const publicKey = secp256k1.publicKeyCreate(privateKey, false);
   const address = checksumAddress(
     `0x${Buffer.from(keccak256(publicKey.subarray(1), 'bytes').subarray(12)).toString('hex')}`,
@@ -26,6 +38,7 @@ export function evmWallet(): BenchWallet {
   return {
     chain: 'evm',
     address,
+    privateKey,
     sign(message) {
       // personal_sign: r || s || v with v = 27 + recovery id.
       const { signature, recid } = secp256k1.ecdsaSign(hashMessage(message, 'bytes'), privateKey);
@@ -34,8 +47,21 @@ export function evmWallet(): BenchWallet {
   };
 }
 
-export function solanaWallet(): BenchWallet {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+/** PKCS#8 DER of an Ed25519 private key, before its 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** A new random Solana wallet, or the one of a 32-byte `seed` (e.g. kept by a cached bench database). */
+export function solanaWallet(seed?: Buffer): BenchWallet {
+  const { publicKey, privateKey } = seed
+    ? (() => {
+        const key = createPrivateKey({
+          key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+          format: 'der',
+          type: 'pkcs8',
+        });
+        return { privateKey: key, publicKey: createPublicKey(key) };
+      })()
+    : generateKeyPairSync('ed25519');
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
   return {
     chain: 'solana',

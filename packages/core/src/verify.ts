@@ -8,7 +8,7 @@ import { createPublicKey, type KeyObject, verify as verifyEd25519 } from 'node:c
 import { createRequire } from 'node:module';
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
-import { hashMessage, hexToBytes, keccak256 } from 'viem';
+import { keccak256 } from 'viem';
 import { decodeBase58 } from './base58.js';
 import type { ParsedWallet } from './wallet.js';
 
@@ -43,7 +43,9 @@ function splitSignature(bytes: Uint8Array): { rs: Uint8Array; bit: 0 | 1 } | nul
 /** The 20-byte address whose key signed the 32-byte `hash`, or null for a malformed signature. */
 function recoverAddressBytes(hash: Uint8Array, signature: string): Uint8Array | null {
   if (!SIGNATURE_HEX.test(signature)) return null;
-  const split = splitSignature(hexToBytes(`0x${signature.startsWith('0x') ? signature.slice(2) : signature}`));
+  // The pattern admits even-length hex only, which Buffer decodes natively (viem's hexToBytes
+  // is a loop in JavaScript, ≈2 µs a signature).
+  const split = splitSignature(Buffer.from(signature.startsWith('0x') ? signature.slice(2) : signature, 'hex'));
   if (!split) return null;
   try {
     const publicKey = secp256k1.ecdsaRecover(split.rs, split.bit, hash, false);
@@ -60,8 +62,20 @@ function recoverAddressBytes(hash: Uint8Array, signature: string): Uint8Array | 
  * valid signature. Contract accounts are checked on chain by `verifyEvmContractSignature`.
  */
 export function verifyEvmSignature(address: string, message: string, signature: string): boolean {
-  const recovered = recoverAddressBytes(hashMessage(message, 'bytes'), signature);
-  return recovered !== null && Buffer.compare(recovered, hexToBytes(address as `0x${string}`)) === 0;
+  const recovered = recoverAddressBytes(personalMessageHash(message), signature);
+  return recovered !== null && Buffer.compare(recovered, Buffer.from(address.slice(2), 'hex')) === 0;
+}
+
+/**
+ * EIP-191's personal_sign hash, keccak256("\x19Ethereum Signed Message:\n" + byte length +
+ * message), over the message's UTF-8 bytes encoded once. viem's `hashMessage` gives the same
+ * hash (the differential test holds the two together) by way of hex strings: the message
+ * encoded, written as hex, and the hex read back into bytes, ≈5 µs for a 400-byte statement.
+ */
+export function personalMessageHash(message: string): Uint8Array {
+  const body = Buffer.from(message, 'utf8');
+  const prefix = Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'latin1');
+  return keccak256(Buffer.concat([prefix, body], prefix.length + body.length), 'bytes');
 }
 
 // Building a KeyObject costs more than the verification itself, so verified wallets keep

@@ -6,10 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
+import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import {
   compactSignatureToSignature,
   type Hex,
+  hashMessage,
   parseSignature,
   serializeCompactSignature,
   signatureToCompactSignature,
@@ -18,7 +20,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthMessage } from '../src/message.js';
-import { verifyEvmSignature, verifySolanaSignature } from '../src/verify.js';
+import { personalMessageHash, verifyEvmSignature, verifySolanaSignature } from '../src/verify.js';
 import { freshNonce } from './support.js';
 
 // ── helpers ─────────────────────────────────────────────────────────────────
@@ -253,6 +255,24 @@ describe('differential: verifyEvmSignature vs viem verifyMessage', () => {
       expect(verifyEvmSignature(c.address, c.message, c.signature)).toBe(true);
       expect(await viemVerdict(c)).toBe(true);
     }
+  });
+});
+
+describe("differential: personalMessageHash vs viem's hashMessage", () => {
+  it('gives the same EIP-191 hash for any text: ASCII, any Unicode (astral, lone surrogates), empty, up to 5,000 characters', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 5_000 }),
+          fc.string({ unit: 'grapheme', maxLength: 600 }),
+          fc.string({ unit: 'binary', maxLength: 600 }),
+        ),
+        (message) => {
+          expect(hex(personalMessageHash(message))).toBe(hashMessage(message).slice(2));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -86,6 +86,11 @@ export function compareInstantsOrNull(a: string, b: string): -1 | 0 | 1 | null {
   return l === r ? 0 : l < r ? -1 : 1;
 }
 
+/** True when `text` is an instant as the schemas take it (`instantField`). */
+export function isInstant(text: string): boolean {
+  return parseInstant(text) !== null;
+}
+
 export const instantField = z
   .string()
   .refine((text) => parseInstant(text) !== null, 'must be an instant in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z');
@@ -98,14 +103,16 @@ export const decField = z
   );
 
 /** A statement id, and a signal's id (the open's): public at once, so opaque. */
+export const STATEMENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const statementIdField = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"');
+  .regex(STATEMENT_ID_PATTERN, 'must be 1..64 characters of A-Z, a-z, 0-9, "_" and "-"');
 
 /** 22 base64url characters carry 132 bits, the fewest that hold the 128 random bits the commitment needs. */
+export const SALT_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
 export const saltField = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{22,64}$/, 'must be 22..64 base64url characters (at least 128 random bits), unpadded');
+  .regex(SALT_PATTERN, 'must be 22..64 base64url characters (at least 128 random bits), unpadded');
 
 export const ED25519_KEY_PREFIX = 'ed25519:';
 
@@ -126,11 +133,18 @@ export const ed25519KeyField = z
     'must be "ed25519:" followed by the base58 of a 32-byte public key',
   );
 
+export const INSTRUMENT_PATTERN = /^[A-Z0-9._:/-]{1,32}$/;
 export const instrumentField = z
   .string()
-  .regex(/^[A-Z0-9._:/-]{1,32}$/, 'must be 1..32 characters of A-Z, 0-9, ".", "_", ":", "/" and "-"');
+  .regex(INSTRUMENT_PATTERN, 'must be 1..32 characters of A-Z, 0-9, ".", "_", ":", "/" and "-"');
 
 const NOTE_MAX = 500;
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** `noteField`'s verdict: at most 500 code points, no control character. */
+export function isNote(text: string): boolean {
+  return (text.length <= NOTE_MAX || [...text].length <= NOTE_MAX) && !CONTROL_CHARACTER.test(text);
+}
 
 /** At most 500 characters (code points) and no control characters; "" on an update clears the note. */
 export const noteField = z
@@ -138,6 +152,9 @@ export const noteField = z
   // Code points: counted only when the UTF-16 length could exceed the bound.
   .refine((text) => text.length <= NOTE_MAX || [...text].length <= NOTE_MAX, `must be at most ${NOTE_MAX} characters`)
   // The control characters (category Cc): C0, DEL and C1.
-  .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters (line breaks and tabs included)');
+  .refine(
+    (text) => !CONTROL_CHARACTER.test(text),
+    'must not contain control characters (line breaks and tabs included)',
+  );
 
 export const targetsField = z.array(decField).max(10, 'must have at most 10 targets');

@@ -51,7 +51,7 @@ const EntrySchema = z.discriminatedUnion('type', [
  * At most 100, read off the digits of a `dec` (no leading zeros): fewer than three whole digits,
  * or 100 with a fraction of zeros only.
  */
-function atMostHundred(text: string): boolean {
+export function atMostHundred(text: string): boolean {
   const dot = text.indexOf('.');
   const whole = dot < 0 ? text : text.slice(0, dot);
   return whole.length < 3 || (whole === '100' && (dot < 0 || /^\.0+$/.test(text.slice(dot))));
