@@ -160,6 +160,7 @@ export function createServer(options: ServerOptions) {
     await webhooksStopped;
     await maintenance?.stop();
     await relay?.stop();
+    await built?.live.stop();
     built?.pump.stop();
     await services?.logSequencer.stop();
     await built?.keyUsage.flush();
