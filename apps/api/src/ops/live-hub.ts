@@ -55,6 +55,8 @@ export interface LiveHubFigures {
 
 export interface StartedLiveHub extends LiveHub {
   figures(): LiveHubFigures;
+  /** The log's size as the hub last heard it (what the bus compares an event's index with). */
+  size(): number;
   /** Ends every stream (the server's stop: clients resume elsewhere) and stops the follows. */
   stop(): Promise<void>;
 }
@@ -317,6 +319,7 @@ export function startLiveHub(
       });
     },
     figures: () => ({ open: streams.size, delivered, dropped }),
+    size: () => target,
     async stop() {
       stopped = true;
       clearInterval(ping);
