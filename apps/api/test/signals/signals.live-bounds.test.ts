@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { until } from '../events-support.js';
 import { createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
 import { rawLive } from './live-support.js';
