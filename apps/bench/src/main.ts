@@ -60,6 +60,7 @@ import {
   requestsPerRow,
   STEADY_V8_FLAGS,
 } from './instructions.js';
+import { judgeLive, LIVE_KEYS, liveRows } from './live-rows.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
@@ -637,6 +638,16 @@ async function main() {
     log,
   }))
     rows.set(key, value);
+  for (const [key, value] of await liveRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    wanted,
+    quick,
+    log,
+  }))
+    rows.set(key, value);
 
   const signalRun = {
     spec: (url: string) => ({
@@ -671,6 +682,7 @@ async function main() {
     ...LOG_READ_KEYS,
     ...SIGNAL_KEYS,
     ...ME_SIGNAL_KEYS,
+    ...LIVE_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -702,6 +714,7 @@ async function main() {
       ...judgeStatements(rows),
       ...judgeSignals(rows),
       ...judgeMeSignals(rows),
+      ...judgeLive(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };

@@ -7,6 +7,7 @@ import { CACHED_KEYS } from './cached-rows.js';
 import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
 import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
+import { LIVE_KEYS } from './live-rows.js';
 import { LOG_READ_KEYS } from './log-read-rows.js';
 import { LOG_KEYS } from './log-rows.js';
 import { ME_SIGNAL_KEYS } from './me-signal-rows.js';
@@ -37,6 +38,7 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'signed statements', file: 'statement-rows.ts', keys: STATEMENT_KEYS },
   { title: 'signals', file: 'signal-rows.ts', keys: SIGNAL_KEYS },
   { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },
+  { title: 'live signals', file: 'live-rows.ts', keys: LIVE_KEYS },
   {
     title: 'with `--instructions`',
     file: 'instructions.ts',

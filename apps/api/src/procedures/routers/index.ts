@@ -10,6 +10,7 @@ import { providersRouter } from './providers.router.js';
 import { publisherKeysRouter } from './publisher-keys.router.js';
 import { publishersRouter } from './publishers.router.js';
 import { sessionsRouter } from './sessions.router.js';
+import { signalLiveRouter } from './signal-live.router.js';
 import { signalsRouter } from './signals.router.js';
 import { walletsRouter } from './wallets.router.js';
 import { webhooksRouter } from './webhooks.router.js';
@@ -27,7 +28,8 @@ export const appRouter = router({
   log: logRouter,
   publishers: publishersRouter,
   publisherKeys: publisherKeysRouter,
-  signals: signalsRouter,
+  // The signal routes and the live subscription (signal-live.router.ts) in one namespace.
+  signals: mergeRouters(signalsRouter, signalLiveRouter),
 });
 
 /** The router's type: what the SDK's tRPC client infers every call from. */
