@@ -208,6 +208,16 @@ export function createClient(options: ClientOptions): SignalClient {
     }
   };
 
+  /** A reader's token for a public read that depends on the reader (signals): the stored one while valid; never a sign-in. */
+  const readerContext = async () => {
+    const stored = await store.get();
+    return { context: stored && !isExpired(stored) ? { token: stored.token } : {} };
+  };
+  // Typed from core's signal schemas in client.types.ts; called by name like every procedure.
+  const signalsRouter = (
+    trpc as unknown as Record<string, Record<string, { query(...args: unknown[]): Promise<never> }>>
+  ).signals as Record<string, { query(...args: unknown[]): Promise<never> }>;
+
   const listProviders = (query: ProviderListQuery = {}) => trpc.providers.list.query(query);
   const listFollowing = (query: PageQuery = {}) => authed((context) => trpc.me.following.query(query, { context }));
   const listSessions = (query: PageQuery = {}) => authed((context) => trpc.sessions.list.query(query, { context }));
@@ -267,5 +277,39 @@ export function createClient(options: ClientOptions): SignalClient {
       revoke: (id) => authed((context) => trpc.sessions.revoke.mutate({ id }, { context })),
     },
     log: logMethods(baseUrl, trpc, options.fetch),
+    signals: {
+      list: async (providerId, { status, ...query } = {}) =>
+        signalsRouter.list!.query(
+          { id: providerId, ...query, ...(status && { status: [status].flat().join(',') }) },
+          await readerContext(),
+        ),
+      get: async (providerId, signalId) =>
+        signalsRouter.get!.query({ id: providerId, signalId }, await readerContext()),
+      mine: (query = {}) => authed((context) => signalsRouter.mine!.query(query, { context })),
+      live(onSignal, { onError = console.error, ...live } = {}) {
+        const stop = new AbortController();
+        // Loaded on first use: the reader is not in the core bundle (event-stream.ts).
+        import('./event-stream.js')
+          .then(({ liveSignals }) =>
+            liveSignals({
+              ...live,
+              baseUrl,
+              fetch: options.fetch,
+              signal: stop.signal,
+              onSignal,
+              token: tokenForCall,
+              // A token the API no longer takes: one sign-in (with a signer), then resume where it was.
+              renew: async (refusal, token) => {
+                const code = (refusal as SignalApiError).code;
+                if (!signer || !token || !REJECTED_TOKEN.has(code)) throw refusal;
+                await tokenAfterRejection(token);
+              },
+              toError: (shape) => toSignalApiError(shape, baseUrl),
+            }),
+          )
+          .catch((error: unknown) => stop.signal.aborted || onError(error));
+        return () => stop.abort();
+      },
+    },
   };
 }
