@@ -2,6 +2,7 @@ import { buildAuthMessage, buildLinkMessage, linkStatement, parseSignInMessage }
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 import { logMethods } from './log-client.js';
+import { signalMethods } from './signal-reads.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore } from './token.store.js';
 import { createTransport } from './transport.js';
@@ -208,16 +209,6 @@ export function createClient(options: ClientOptions): SignalClient {
     }
   };
 
-  /** A reader's token for a public read that depends on the reader (signals): the stored one while valid; never a sign-in. */
-  const readerContext = async () => {
-    const stored = await store.get();
-    return { context: stored && !isExpired(stored) ? { token: stored.token } : {} };
-  };
-  // Typed from core's signal schemas in client.types.ts; called by name like every procedure.
-  const signalsRouter = (
-    trpc as unknown as Record<string, Record<string, { query(...args: unknown[]): Promise<never> }>>
-  ).signals as Record<string, { query(...args: unknown[]): Promise<never> }>;
-
   const listProviders = (query: ProviderListQuery = {}) => trpc.providers.list.query(query);
   const listFollowing = (query: PageQuery = {}) => authed((context) => trpc.me.following.query(query, { context }));
   const listSessions = (query: PageQuery = {}) => authed((context) => trpc.sessions.list.query(query, { context }));
@@ -277,39 +268,21 @@ export function createClient(options: ClientOptions): SignalClient {
       revoke: (id) => authed((context) => trpc.sessions.revoke.mutate({ id }, { context })),
     },
     log: logMethods(baseUrl, trpc, options.fetch),
-    signals: {
-      list: async (providerId, { status, ...query } = {}) =>
-        signalsRouter.list!.query(
-          { id: providerId, ...query, ...(status && { status: [status].flat().join(',') }) },
-          await readerContext(),
-        ),
-      get: async (providerId, signalId) =>
-        signalsRouter.get!.query({ id: providerId, signalId }, await readerContext()),
-      mine: (query = {}) => authed((context) => signalsRouter.mine!.query(query, { context })),
-      live(onSignal, { onError = console.error, ...live } = {}) {
-        const stop = new AbortController();
-        // Loaded on first use: the reader is not in the core bundle (event-stream.ts).
-        import('./event-stream.js')
-          .then(({ liveSignals }) =>
-            liveSignals({
-              ...live,
-              baseUrl,
-              fetch: options.fetch,
-              signal: stop.signal,
-              onSignal,
-              token: tokenForCall,
-              // A token the API no longer takes: one sign-in (with a signer), then resume where it was.
-              renew: async (refusal, token) => {
-                const code = (refusal as SignalApiError).code;
-                if (!signer || !token || !REJECTED_TOKEN.has(code)) throw refusal;
-                await tokenAfterRejection(token);
-              },
-              toError: (shape) => toSignalApiError(shape, baseUrl),
-            }),
-          )
-          .catch((error: unknown) => stop.signal.aborted || onError(error));
-        return () => stop.abort();
+    signals: signalMethods({
+      baseUrl,
+      trpc,
+      fetch: options.fetch,
+      readerToken: async () => {
+        const stored = await store.get();
+        return stored && !isExpired(stored) ? stored.token : undefined;
       },
-    },
+      authed,
+      userToken: tokenForCall,
+      // A token the API no longer takes: one sign-in (with a signer), else the refusal stands.
+      renew: async (refusal, token) => {
+        if (!signer || !token || !REJECTED_TOKEN.has((refusal as SignalApiError).code)) throw refusal;
+        await tokenAfterRejection(token);
+      },
+    }),
   };
 }
