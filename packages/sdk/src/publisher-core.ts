@@ -2,7 +2,7 @@
  * The publisher behind `client.publisher(…)` and `@signal/sdk/publisher`'s `createPublisher`
  * (CONTRACT.md, Version 4, "Publishers and their keys", "Signed statements", "Signals"): opens,
  * updates, closes and cancels signals, and delegates and revokes bot keys, each as a statement
- * built by `./statements.js` (RFC 8785 canonical JSON, an opaque random id, a 128-bit salt, the
+ * built by statements.ts (RFC 8785 canonical JSON, an opaque random id, a 128-bit salt, the
  * log's origin read from the server once, `issuedAt` from the clock) and signed by a wallet (a
  * viem account or wallet client, a Solana keypair or wallet) or a delegated Ed25519 key.
  *
