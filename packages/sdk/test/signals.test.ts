@@ -192,6 +192,35 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
     expect(await failure(stranger.open(terms()))).toMatchObject({ code: 'FORBIDDEN' });
   });
 
+  it('a delegation whose answer is lost is sent again byte for byte: the first answer, not a second delegation', async () => {
+    const sent: string[] = [];
+    let lose = 1;
+    const losingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (String(input).includes('/trpc/publisherKeys.delegate')) {
+        sent.push(String(init?.body));
+        if (lose-- > 0) {
+          await response.arrayBuffer();
+          throw new TypeError('fetch failed (the answer was lost)');
+        }
+      }
+      return response;
+    };
+    const publisher = createPublisher({ baseUrl: api.url, providerId, signer: evmSigner(account), fetch: losingFetch });
+    const bot = await generateEd25519Key();
+    // Signed again (a new issuedAt), a second delegation of the key would be a 409.
+    const delegated = await publisher.delegateKey(bot, { expiresAt: new Date(Date.now() + 86_400_000) });
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+    expect(delegated).toMatchObject({ key: bot.key, wallet: account.address, revokedAt: null });
+    const listed = await (await fetch(`${api.url}/providers/${providerId}/publisher-keys`)).json();
+    expect((listed as { items: { key: string }[] }).items.filter((item) => item.key === bot.key)).toHaveLength(1);
+    expect(await failure(publisher.delegateKey(bot, { expiresAt: new Date(Date.now() + 86_400_000) }))).toMatchObject({
+      code: 'IDEMPOTENCY_CONFLICT',
+      status: 409,
+    });
+  });
+
   it('a lost answer is sent again with the same bytes: the first answer, one statement in the log', async () => {
     const sent: string[] = [];
     let lose = 1;
