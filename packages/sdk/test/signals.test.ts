@@ -41,7 +41,28 @@ const terms = (extra: Partial<SignalTerms> = {}): SignalTerms => ({
   ...extra,
 });
 
-/** A fetch that waits until `until` says so: the stream's first event has come, or time is up. */
+/**
+ * The global fetch, losing the answer of the first request to `procedure` (the request reaches
+ * the API and is answered; the client sees a network failure) and keeping every body it sent.
+ */
+function losingFetch(procedure: string) {
+  const sent: string[] = [];
+  let lose = 1;
+  const fetchAndLose: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (String(input).includes(`/trpc/${procedure}`)) {
+      sent.push(String(init?.body));
+      if (lose-- > 0) {
+        await response.arrayBuffer();
+        throw new TypeError('fetch failed (the answer was lost)');
+      }
+    }
+    return response;
+  };
+  return { fetch: fetchAndLose, sent };
+}
+
+/** Waits until `until` says so (the stream's events have come), or fails after `ms`. */
 const eventually = async (until: () => boolean, ms = 10_000) => {
   const deadline = Date.now() + ms;
   while (!until()) {
@@ -193,20 +214,8 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
   });
 
   it('a delegation whose answer is lost is sent again byte for byte: the first answer, not a second delegation', async () => {
-    const sent: string[] = [];
-    let lose = 1;
-    const losingFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (String(input).includes('/trpc/publisherKeys.delegate')) {
-        sent.push(String(init?.body));
-        if (lose-- > 0) {
-          await response.arrayBuffer();
-          throw new TypeError('fetch failed (the answer was lost)');
-        }
-      }
-      return response;
-    };
-    const publisher = createPublisher({ baseUrl: api.url, providerId, signer: evmSigner(account), fetch: losingFetch });
+    const { fetch: losing, sent } = losingFetch('publisherKeys.delegate');
+    const publisher = createPublisher({ baseUrl: api.url, providerId, signer: evmSigner(account), fetch: losing });
     const bot = await generateEd25519Key();
     // Signed again (a new issuedAt), a second delegation of the key would be a 409.
     const delegated = await publisher.delegateKey(bot, { expiresAt: new Date(Date.now() + 86_400_000) });
@@ -222,21 +231,8 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
   });
 
   it('a lost answer is sent again with the same bytes: the first answer, one statement in the log', async () => {
-    const sent: string[] = [];
-    let lose = 1;
-    // The request reaches the API and is answered; the answer is lost on the way back, once.
-    const losingFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (String(input).includes('/trpc/signals.')) {
-        sent.push(String(init?.body));
-        if (lose-- > 0) {
-          await response.arrayBuffer();
-          throw new TypeError('fetch failed (the answer was lost)');
-        }
-      }
-      return response;
-    };
-    const publisher = createPublisher({ baseUrl: api.url, providerId, signer: evmSigner(account), fetch: losingFetch });
+    const { fetch: losing, sent } = losingFetch('signals.open');
+    const publisher = createPublisher({ baseUrl: api.url, providerId, signer: evmSigner(account), fetch: losing });
     const before = Number((await (await fetch(`${api.url}/log/checkpoint`)).text()).split('\n')[1]);
     const opened = await publisher.open(terms({ note: 'retried' }));
     expect(sent).toHaveLength(2);
