@@ -23,22 +23,19 @@ export interface SignalReadsOptions {
   renew: (refusal: unknown, token: string | undefined) => Promise<void>;
 }
 
-type Query = { query(input: unknown, options?: { context?: CallContext }): Promise<never> };
-
 /** @internal */
 export function signalMethods(options: SignalReadsOptions): SignalClient['signals'] {
   const { baseUrl, authed } = options;
-  // Called by name like every procedure; typed by SignalClient['signals'] (core's schemas).
-  const signals = (options.trpc as unknown as Record<string, Record<string, Query>>).signals as Record<string, Query>;
+  const { signals } = options.trpc;
   const asReader = async () => ({ context: { token: await options.readerToken() } });
   return {
     list: async (providerId, { status, ...query } = {}) =>
-      signals.list!.query(
+      signals.list.query(
         { id: providerId, ...query, ...(status && { status: [status].flat().join(',') }) },
         await asReader(),
       ),
-    get: async (providerId, signalId) => signals.get!.query({ id: providerId, signalId }, await asReader()),
-    mine: (query = {}) => authed((context) => signals.mine!.query(query, { context })),
+    get: async (providerId, signalId) => signals.get.query({ id: providerId, signalId }, await asReader()),
+    mine: (query = {}) => authed((context) => signals.mine.query(query, { context })),
     live(onSignal, { onError = console.error, ...live } = {}) {
       const stop = new AbortController();
       // Loaded on first use: the reader is not in the core bundle (event-stream.ts).
