@@ -10,11 +10,26 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeEntryBundle, encodeEntryBundle, noteSigner, openNote, parseCheckpoint, signNote } from '@signal/core/log';
+import {
+  decodeEntryBundle,
+  encodeEntryBundle,
+  noteSigner,
+  openNote,
+  parseCheckpoint,
+  signNote,
+} from '@signal/core/log';
 import { type LogFixture, startLogFixture } from '@signal/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedKey, evmWallet, ORIGIN, ProviderRecord, solanaWallet } from './support/record.js';
-import { honest, rewriteBytes, rewriteJson, runAudit, startTamperProxy, type TamperProxy, type Tamper } from './support/tamper-proxy.js';
+import {
+  honest,
+  rewriteBytes,
+  rewriteJson,
+  runAudit,
+  startTamperProxy,
+  type Tamper,
+  type TamperProxy,
+} from './support/tamper-proxy.js';
 
 const seed = randomBytes(32);
 const entries: Uint8Array[] = [];
@@ -164,7 +179,11 @@ describe('signal-audit catches', () => {
   });
 
   it('an entry changed in an entry bundle', async () => {
-    const mode = bundle((list) => list.map((e, i) => (i === 5 ? new TextEncoder().encode(new TextDecoder().decode(e).replace('"v":1', '"v":2')) : e)));
+    const mode = bundle((list) =>
+      list.map((e, i) =>
+        i === 5 ? new TextEncoder().encode(new TextDecoder().decode(e).replace('"v":1', '"v":2')) : e,
+      ),
+    );
     expect(await caught(mode)).toEqual(['tree-root']);
   });
 
@@ -200,7 +219,8 @@ describe('signal-audit catches', () => {
 
   it('a checkpoint of a smaller size (an old one replayed)', async () => {
     const old = await signedCheckpoint(entries.slice(0, entries.length - 4));
-    const mode: Tamper = (path, answer) => (path === '/log/checkpoint' ? { ...answer, body: new TextEncoder().encode(old) } : answer);
+    const mode: Tamper = (path, answer) =>
+      path === '/log/checkpoint' ? { ...answer, body: new TextEncoder().encode(old) } : answer;
     // Provider 6's last statement is then beyond the tree; with --state, the shrink itself.
     expect(await caught(mode, 6)).toEqual(expect.arrayContaining(['statement-not-in-log']));
     const state = join(dir, 'shrink.state');

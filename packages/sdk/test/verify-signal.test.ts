@@ -5,8 +5,8 @@
  * kind, and the authorization edges, each answered with the check that failed.
  */
 import { randomBytes } from 'node:crypto';
-import { type LogFixture, startLogFixture } from '@signal/test-support';
 import { type AuditedSignal, readLog, verifySignal } from '@signal/sdk/log';
+import { type LogFixture, startLogFixture } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedKey, evmWallet, ProviderRecord, solanaWallet, type TestSigner } from './support/record.js';
 

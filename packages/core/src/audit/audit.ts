@@ -9,7 +9,7 @@ import { checkSignal } from './check-signal.js';
 import { replayProvider } from './history.js';
 import { type AuditProgress, checkEarlierCheckpoint, readLog, summary } from './log-view.js';
 import { type AuditedSignal, type AuditFailure, type CheckpointSummary, failure, type SignalReport } from './report.js';
-import type { EvmChainCheck } from './signatures.js';
+import type { AuditCrypto, EvmChainCheck } from './signatures.js';
 
 export interface AuditOptions {
   url: string;
@@ -18,6 +18,7 @@ export interface AuditOptions {
   /** The signed checkpoint kept from the last run (note text), if any. */
   previous?: string | null;
   evmChain?: EvmChainCheck;
+  crypto?: AuditCrypto;
   fetch?: typeof fetch;
   onProgress?: (progress: AuditProgress) => void;
   now?: Date;
@@ -98,6 +99,7 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
     fetch: fetchImpl,
     onProgress: options.onProgress,
     concurrency: options.concurrency,
+    crypto: options.crypto,
   });
   Object.assign(timings, view.timings);
   const failures: AuditFailure[] = [...view.failures];
@@ -134,7 +136,7 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
   if (failures.length === 0) report.keep = view.note;
 
   let at = clock();
-  const history = await replayProvider(view, options.provider, options.evmChain);
+  const history = await replayProvider(view, options.provider, options);
   timings.replay = clock() - at;
   failures.push(...history.failures);
   report.counts.providerEntries = view.byProvider.get(options.provider)?.length ?? 0;
@@ -156,7 +158,7 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
       continue;
     }
     seen.add(signal.id);
-    const result = await checkSignal(signal, history, { evmChain: options.evmChain, now });
+    const result = await checkSignal(signal, history, { evmChain: options.evmChain, crypto: options.crypto, now });
     report.signals.push(result);
     failures.push(...result.failures);
     checked += signal.statements.length;

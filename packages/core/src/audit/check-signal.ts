@@ -5,25 +5,23 @@
  * log, the provider, the type and the signal of its entry, is signed by its signer, who was
  * allowed to sign then; and a statement whose revealAt has passed is revealed.
  */
-import { sha256 } from '@noble/hashes/sha2';
 import { toHex, utf8 } from '../log/bytes.js';
 import { canonicalJson, type JsonValue } from '../statements/canonical-json.js';
 import type { ProviderHistory } from './history.js';
 import { type AuditedSignal, type AuditFailure, failure, type SignalReport, type StatementReport } from './report.js';
-import { checkSignature, type EvmChainCheck } from './signatures.js';
+import { type AuditCrypto, checkSignature, nobleCrypto, type SignatureChecks } from './signatures.js';
 
 /** The longest reveal delay the contract allows (`revealDelaySeconds` ≤ 2,592,000). */
 const MAX_REVEAL_DELAY_MS = 2_592_000_000;
 
-export interface CheckSignalOptions {
-  evmChain?: EvmChainCheck;
+export interface CheckSignalOptions extends SignatureChecks {
   /** The auditor's clock (default now): statements whose revealAt is before it must be revealed. */
   now?: Date;
 }
 
 /** Hex SHA-256 of a statement's UTF-8 bytes, without Node built-ins. */
-export function commitmentOf(statement: string): string {
-  return toHex(sha256(utf8(statement)));
+export function commitmentOf(statement: string, crypto: AuditCrypto = nobleCrypto): string {
+  return toHex(crypto.sha256(utf8(statement)));
 }
 
 export async function checkSignal(
@@ -111,7 +109,7 @@ export async function checkSignal(
       continue;
     }
     report.signer = view.signer ?? undefined;
-    if (commitmentOf(view.statement) !== entry.commitment) {
+    if (commitmentOf(view.statement, options.crypto) !== entry.commitment) {
       fail('commitment', `the statement does not hash to the commitment of entry ${view.logIndex}`, view.logIndex);
       continue;
     }
@@ -141,7 +139,7 @@ export async function checkSignal(
       fail('statement-fields', 'the statement is shown without its signer or signature', view.logIndex);
       continue;
     }
-    const verdict = await checkSignature(view.signer, view.statement, view.signature, options.evmChain);
+    const verdict = await checkSignature(view.signer, view.statement, view.signature, options);
     if (verdict === 'unchecked') {
       fail(
         'signature-unchecked',

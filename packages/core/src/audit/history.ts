@@ -19,7 +19,7 @@ import {
 import { canonicalJson, type JsonValue } from '../statements/canonical-json.js';
 import type { LogView } from './log-view.js';
 import { type AuditFailure, failure } from './report.js';
-import { canonicalSignerKind, checkSignature, type EvmChainCheck } from './signatures.js';
+import { canonicalSignerKind, checkSignature, type SignatureChecks } from './signatures.js';
 
 /** A signal statement as the log holds it. */
 export interface LoggedStatement {
@@ -90,7 +90,7 @@ function both(before: SignerRight, whole: SignerRight): SignerRight {
 export async function replayProvider(
   view: LogView,
   provider: number,
-  evmChain?: EvmChainCheck,
+  checks: SignatureChecks = {},
 ): Promise<ProviderHistory> {
   const origin = view.checkpoint?.origin ?? '';
   const publishers: Timed<PublisherRow>[] = [];
@@ -214,7 +214,7 @@ export async function replayProvider(
       return;
     }
     const key = parsed.key as string;
-    const verdict = await checkSignature(signer, statement, signature, evmChain);
+    const verdict = await checkSignature(signer, statement, signature, checks);
     if (verdict !== 'valid') {
       bad(
         verdict === 'unchecked' ? 'signature-unchecked' : 'key-signature',

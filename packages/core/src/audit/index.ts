@@ -19,10 +19,13 @@ export {
   type StatementVerdict,
 } from './report.js';
 export {
+  type AuditCrypto,
   canonicalSignerKind,
   checkSignature,
   checksumEvmAddress,
   type EvmChainCheck,
+  nobleCrypto,
+  type SignatureChecks,
   type SignatureVerdict,
 } from './signatures.js';
 export { providerHistory, type VerifySignalOptions, type VerifySignalReport, verifySignal } from './verify-signal.js';

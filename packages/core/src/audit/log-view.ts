@@ -6,12 +6,13 @@
 import { bytesEqual, fromUtf8, toBase64 } from '../log/bytes.js';
 import { type Checkpoint, CheckpointError } from '../log/checkpoint.js';
 import { decodeEntryBundle } from '../log/entry-bundle.js';
-import { HASH_SIZE, leafHash } from '../log/hash.js';
+import { HASH_SIZE } from '../log/hash.js';
 import { NoteError, type NoteVerifier, parseVerifierKey } from '../log/note.js';
 import { openCheckpoint } from '../log/signed-checkpoint.js';
 import { entriesPath, tilePath } from '../log/tile-path.js';
 import { TILE_WIDTH } from '../log/tiles.js';
 import { type AuditFailure, type CheckpointSummary, failure } from './report.js';
+import { type AuditCrypto, nobleCrypto } from './signatures.js';
 import { type ComputedTree, computeTree } from './tree.js';
 
 export interface AuditProgress {
@@ -29,6 +30,8 @@ export interface ReadLogOptions {
   onProgress?: (progress: AuditProgress) => void;
   /** Requests in flight at once (default 8). */
   concurrency?: number;
+  /** The SHA-256 to hash the tree with (default @noble's). */
+  crypto?: AuditCrypto;
 }
 
 export interface LogView {
@@ -148,8 +151,14 @@ export async function readLog(options: ReadLogOptions): Promise<LogView> {
   // The tree from the entries: its root must be the checkpoint's.
   started = now();
   const leaves = new Uint8Array(size * HASH_SIZE);
-  for (let i = 0; i < size; i++) leaves.set(leafHash(entries[i]!), i * HASH_SIZE);
-  const tree = computeTree(leaves);
+  const sha256 = (options.crypto ?? nobleCrypto).sha256;
+  for (let i = 0; i < size; i++) {
+    const entry = entries[i]!;
+    const input = new Uint8Array(entry.length + 1);
+    input.set(entry, 1);
+    leaves.set(sha256(input), i * HASH_SIZE);
+  }
+  const tree = computeTree(leaves, sha256);
   view.timings.hashing = now() - started;
   if (!bytesEqual(tree.rootAt(size), view.checkpoint.rootHash)) {
     view.failures.push(

@@ -5,7 +5,7 @@
  * Nothing here trusts the server: tiles are compared, not used.
  */
 
-import { emptyTreeHash, HASH_SIZE, nodeHash } from '../log/hash.js';
+import { emptyTreeHash, HASH_SIZE } from '../log/hash.js';
 import { TILE_HEIGHT, TILE_WIDTH, type Tile } from '../log/tiles.js';
 
 export interface ComputedTree {
@@ -18,8 +18,16 @@ export interface ComputedTree {
   tiles(): Tile[];
 }
 
-/** Builds the tree's levels from its leaf hashes (`leaves`: size·32 bytes, leaf i at i·32). */
-export function computeTree(leaves: Uint8Array): ComputedTree {
+/** Builds the tree's levels from its leaf hashes (`leaves`: size·32 bytes, leaf i at i·32) with `sha256`. */
+export function computeTree(leaves: Uint8Array, sha256: (data: Uint8Array) => Uint8Array): ComputedTree {
+  const pair = new Uint8Array(1 + 2 * HASH_SIZE);
+  pair[0] = 0x01;
+  // RFC 6962's interior node, SHA-256(0x01 ‖ left ‖ right).
+  const nodeHash = (left: Uint8Array, right: Uint8Array) => {
+    pair.set(left, 1);
+    pair.set(right, 1 + HASH_SIZE);
+    return sha256(pair);
+  };
   const size = leaves.length / HASH_SIZE;
   const levels: Uint8Array[] = [leaves];
   for (let below = leaves; below.length >= 2 * HASH_SIZE; ) {

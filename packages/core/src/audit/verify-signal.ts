@@ -11,7 +11,7 @@ import { checkSignal } from './check-signal.js';
 import { type ProviderHistory, replayProvider } from './history.js';
 import { checkEarlierCheckpoint, type LogView, readLog, summary } from './log-view.js';
 import type { AuditedSignal, AuditFailure, CheckpointSummary, SignalReport } from './report.js';
-import type { EvmChainCheck } from './signatures.js';
+import type { AuditCrypto, EvmChainCheck, SignatureChecks } from './signatures.js';
 
 export interface VerifySignalOptions {
   /** The log's verifier key (`<origin>+<hash>+<key>`), pinned: never the one a server states. */
@@ -25,6 +25,8 @@ export interface VerifySignalOptions {
   fetch?: typeof fetch;
   /** For EIP-1271/EIP-6492 contract wallets; without it their statements fail as `signature-unchecked`. */
   evmChain?: EvmChainCheck;
+  /** node:crypto's hash and Ed25519 in Node, for speed (default: @noble's). */
+  crypto?: AuditCrypto;
   now?: Date;
 }
 
@@ -36,7 +38,11 @@ export interface VerifySignalReport extends SignalReport {
 const histories = new WeakMap<LogView, Map<number, Promise<ProviderHistory>>>();
 
 /** The provider's history in a view, replayed once per view. */
-export function providerHistory(view: LogView, provider: number, evmChain?: EvmChainCheck): Promise<ProviderHistory> {
+export function providerHistory(
+  view: LogView,
+  provider: number,
+  checks: SignatureChecks = {},
+): Promise<ProviderHistory> {
   let byProvider = histories.get(view);
   if (!byProvider) {
     byProvider = new Map();
@@ -44,7 +50,7 @@ export function providerHistory(view: LogView, provider: number, evmChain?: EvmC
   }
   let history = byProvider.get(provider);
   if (!history) {
-    history = replayProvider(view, provider, evmChain);
+    history = replayProvider(view, provider, checks);
     byProvider.set(provider, history);
   }
   return history;
@@ -54,7 +60,7 @@ export async function verifySignal(signal: AuditedSignal, options: VerifySignalO
   let view = options.log;
   if (!view) {
     if (!options.url) throw new TypeError('verifySignal needs `url` (or `log`) to read the log from');
-    view = await readLog({ url: options.url, logKey: options.logKey, fetch: options.fetch });
+    view = await readLog({ url: options.url, logKey: options.logKey, fetch: options.fetch, crypto: options.crypto });
   }
   const failures: AuditFailure[] = [...view.failures];
   if (options.checkpoint !== undefined) failures.push(...checkEarlierCheckpoint(view, options.checkpoint));
@@ -70,8 +76,8 @@ export async function verifySignal(signal: AuditedSignal, options: VerifySignalO
       checkpoint,
     };
   }
-  const history = await providerHistory(view, signal.providerId, options.evmChain);
-  const report = await checkSignal(signal, history, { evmChain: options.evmChain, now: options.now });
+  const history = await providerHistory(view, signal.providerId, options);
+  const report = await checkSignal(signal, history, options);
   // The provider's history faults (a bad key statement) bear on every signal of it.
   failures.push(...history.failures, ...report.failures);
   return { ...report, ok: failures.length === 0, failures, checkpoint };

@@ -6,6 +6,7 @@
  * statement, allowed or not, so a test can write what an operator who skips the checks would.
  */
 import { createHash } from 'node:crypto';
+import type { AuditedSignal as Signal } from '@signal/sdk/log';
 import {
   closeStatement,
   delegateKeyStatement,
@@ -13,10 +14,10 @@ import {
   generateEd25519Key,
   openStatement,
   revokeKeyStatement,
+  type SignalTerms,
   type StatementBody,
   updateStatement,
 } from '@signal/sdk/statements';
-import type { AuditedSignal as Signal } from '@signal/sdk/log';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import nacl from 'tweetnacl';
@@ -55,6 +56,17 @@ const json = (value: Record<string, unknown>) =>
   JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
 
 type View = Signal['statements'][number];
+
+/** Every open's terms (the audit holds statements to the log, not the content to the terms). */
+const TERMS = {
+  instrument: 'BTC-USD',
+  side: 'long',
+  entry: { type: 'market' },
+  stop: '90000',
+  targets: ['110000'],
+  sizePct: '5',
+  expiresAt: null,
+} satisfies SignalTerms;
 
 /** The record of one provider (several can share `entries`, as they share a log). */
 export class ProviderRecord {
@@ -142,17 +154,18 @@ export class ProviderRecord {
   }
 
   async open(signer: TestSigner, options: { id?: string } = {}): Promise<string> {
-    const built = openStatement(
-      this.scope(),
-      { instrument: 'BTC-USD', side: 'long', entry: { type: 'market' }, stop: '90000', targets: ['110000'], sizePct: '5', expiresAt: null },
-      options,
-    );
+    const built = openStatement(this.scope(), TERMS, options);
     await this.append('signal.open', built.id!, built.statement, signer);
     return built.id!;
   }
 
   async update(signer: TestSigner, signal: string): Promise<View> {
-    return this.append('signal.update', signal, updateStatement(this.scope(), signal, { stop: '95000' }).statement, signer);
+    return this.append(
+      'signal.update',
+      signal,
+      updateStatement(this.scope(), signal, { stop: '95000' }).statement,
+      signer,
+    );
   }
 
   async close(signer: TestSigner, signal: string, closePct = '100'): Promise<View> {
@@ -169,7 +182,13 @@ export class ProviderRecord {
     const revealed = reader === 'follower' || Date.parse(held.signal.revealAt) <= now.getTime();
     return structuredClone({
       ...held.signal,
-      content: revealed ? { instrument: 'BTC-USD', side: 'long', entry: { type: 'market' }, stop: '90000', targets: ['110000'], sizePct: '5', openPct: '100', expiresAt: null, note: null } : null,
+      content: revealed
+        ? {
+            ...TERMS,
+            openPct: '100',
+            note: null,
+          }
+        : null,
       statements: held.statements.map((s) => (revealed ? s : { ...s, statement: null, signer: null, signature: null })),
     }) as Signal;
   }

@@ -46,7 +46,9 @@ export async function startTamperProxy(options: {
           body: new TextEncoder().encode(JSON.stringify({ items: options.signals(Number(list[1])), nextCursor: null })),
         };
       } else {
-        const response = await fetch(`${options.upstream}${path}`, { headers: { accept: req.headers.accept ?? '*/*' } });
+        const response = await fetch(`${options.upstream}${path}`, {
+          headers: { accept: req.headers.accept ?? '*/*' },
+        });
         answer = {
           status: response.status,
           contentType: response.headers.get('content-type') ?? 'application/octet-stream',
@@ -83,7 +85,8 @@ export function rewriteJson(match: RegExp, edit: (body: any) => unknown): Tamper
 
 /** Rewrites the bytes of the answers whose path matches. */
 export function rewriteBytes(match: RegExp, edit: (body: Uint8Array) => Uint8Array): Tamper {
-  return (path, answer) => (match.test(path) && answer.status === 200 ? { ...answer, body: edit(answer.body.slice()) } : answer);
+  return (path, answer) =>
+    match.test(path) && answer.status === 200 ? { ...answer, body: edit(answer.body.slice()) } : answer;
 }
 
 /** The built `signal-audit` bin, run as a user runs it. */
