@@ -79,6 +79,7 @@ export class ProviderRecord {
     readonly provider: number,
     start = Date.parse('2026-01-01T00:00:00.000Z'),
     readonly revealDelayMs = 0,
+    readonly origin = ORIGIN,
   ) {
     this.clock = start;
   }
@@ -94,7 +95,7 @@ export class ProviderRecord {
   }
 
   scope() {
-    return { log: ORIGIN, provider: this.provider, issuedAt: new Date(this.clock) };
+    return { log: this.origin, provider: this.provider, issuedAt: new Date(this.clock) };
   }
 
   addPublisher(wallet: string, at = this.tick()): number {
