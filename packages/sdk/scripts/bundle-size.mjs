@@ -22,6 +22,7 @@ const entries = {
   '@signal/sdk/solana': "export * from '@signal/sdk/solana';",
   '@signal/sdk/statements': "export * from '@signal/sdk/statements';",
   '@signal/sdk/log': "export * from '@signal/sdk/log';",
+  '@signal/sdk/audit': "export * from '@signal/sdk/audit';",
 };
 
 /**

@@ -1,8 +1,8 @@
 /**
- * `@signal/sdk/log` re-exports @signal/core/log and @signal/core/audit, which are private: tsup
+ * `@signal/sdk/log` and `@signal/sdk/audit` re-export @signal/core/log and @signal/core/audit, which are private: tsup
  * bundles their code, and this copies their declarations into dist/core-log/ and
  * dist/core-audit/ (with the one statements declaration the audit names, the authorization
- * timeline's, into core-statements/) and points dist/log.d.ts there, so the published
+ * timeline's, into core-statements/) and points dist/log.d.ts and dist/audit.d.ts there, so the published
  * declarations stand alone (test/package.test.ts checks they import only each other and the peers).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -49,9 +49,11 @@ vendor(
   ['./', '../core-log/', '../core-statements/'],
 );
 
-const entry = join(dist, 'log.d.ts');
-const rewritten = readFileSync(entry, 'utf8')
-  .replaceAll("'@signal/core/log'", "'./core-log/index.js'")
-  .replaceAll("'@signal/core/audit'", "'./core-audit/index.js'");
-if (/from ['"]@signal\/core/.test(rewritten)) throw new Error('dist/log.d.ts still names @signal/core');
-writeFileSync(entry, rewritten);
+for (const file of ['log.d.ts', 'audit.d.ts']) {
+  const entry = join(dist, file);
+  const rewritten = readFileSync(entry, 'utf8')
+    .replaceAll("'@signal/core/log'", "'./core-log/index.js'")
+    .replaceAll("'@signal/core/audit'", "'./core-audit/index.js'");
+  if (/from ['"]@signal\/core/.test(rewritten)) throw new Error(`dist/${file} still names @signal/core`);
+  writeFileSync(entry, rewritten);
+}

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeEntryBundle, encodeEntryBundle, noteSigner, signNote } from '@signal/core/log';
-import { readLog } from '@signal/sdk/log';
+import { readLog } from '@signal/sdk/audit';
 import {
   closeStatement,
   delegateKeyStatement,

@@ -1,5 +1,5 @@
 /**
- * The audit's browser-safe signature checks (`checkSignature` of @signal/sdk/log, on @noble)
+ * The audit's browser-safe signature checks (`checkSignature` of @signal/sdk/audit, on @noble)
  * against independent implementations: EIP-191 recovery by libsecp256k1 (the server's
  * `verifyEvmSignature`) and Ed25519 by node:crypto (OpenSSL), on signatures made by viem and
  * node:crypto, genuine and mangled, in every form the server takes (v 27/28 or 0/1, EIP-2098's
@@ -7,7 +7,7 @@
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { verifyEd25519Signature, verifyEvmSignature } from '@signal/core/verify';
-import { checkSignature } from '@signal/sdk/log';
+import { checkSignature } from '@signal/sdk/audit';
 import bs58 from 'bs58';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';

@@ -1,11 +1,11 @@
 /**
- * `verifySignal` (from @signal/sdk/log) on a served log (the log fixture, @signal/core/log's
+ * `verifySignal` (from @signal/sdk/audit) on a served log (the log fixture, @signal/core/log's
  * tiles and a checkpoint signed with the log key) holding statements really signed by viem,
  * tweetnacl and delegated keys: revealed, unrevealed and partly revealed signals, every signer
  * kind, and the authorization edges, each answered with the check that failed.
  */
 import { randomBytes } from 'node:crypto';
-import { type AuditedSignal, readLog, verifySignal } from '@signal/sdk/log';
+import { type AuditedSignal, readLog, verifySignal } from '@signal/sdk/audit';
 import { type LogFixture, startLogFixture } from '@signal/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegatedKey, evmWallet, ProviderRecord, solanaWallet, type TestSigner } from './support/record.js';

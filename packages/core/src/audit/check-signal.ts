@@ -154,9 +154,11 @@ export async function checkSignal(
     }
     const right = history.rightAt(view.signer, entry.receivedAt, entry.logIndex);
     if (!right.allowed) {
+      const removed = right.reason === 'not a publisher' ? history.removedBefore(view.signer, entry.receivedAt) : null;
+      const why = removed ? `not a publisher: removed at ${removed}` : right.reason;
       fail(
         'signer-not-allowed',
-        `${view.signer} may not sign for provider ${history.provider} at ${entry.receivedAt}: ${right.reason}`,
+        `${view.signer} may not sign for provider ${history.provider} at ${entry.receivedAt}: ${why}`,
         view.logIndex,
       );
       continue;

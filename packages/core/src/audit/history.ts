@@ -46,6 +46,8 @@ export interface ProviderHistory {
   failures: AuditFailure[];
   publishers: number;
   keys: number;
+  /** When `wallet` last stopped being a publisher at or before `at` (for the message), if it ever was one. */
+  removedBefore(wallet: string, at: string): string | null;
   /** May `signer` sign a signal statement at `at`, the statement being log entry `logIndex`? */
   rightAt(signer: string, at: string, logIndex: number): SignerRight;
 }
@@ -273,6 +275,17 @@ export async function replayProvider(
     failures,
     publishers: publishers.length,
     keys: keys.length,
+    removedBefore: (wallet, at) => {
+      const ends = publishers
+        .filter(
+          (t) =>
+            t.row.wallet === wallet &&
+            t.row.removedAt !== null &&
+            Date.parse(String(t.row.removedAt)) <= Date.parse(at),
+        )
+        .map((t) => String(t.row.removedAt));
+      return ends.length > 0 ? ends[ends.length - 1]! : null;
+    },
     rightAt: (signer, at, logIndex) =>
       both(
         signerRightAt(signersBefore(publishers, keys, logIndex), signer, at),

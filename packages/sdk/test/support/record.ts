@@ -6,7 +6,7 @@
  * statement, allowed or not, so a test can write what an operator who skips the checks would.
  */
 import { createHash } from 'node:crypto';
-import type { AuditedSignal as Signal } from '@signal/sdk/log';
+import type { AuditedSignal as Signal } from '@signal/sdk/audit';
 import {
   closeStatement,
   delegateKeyStatement,
