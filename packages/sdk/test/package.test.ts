@@ -197,7 +197,9 @@ describe('browser bundle (esbuild, minified)', () => {
 
   it('the audit: no Node built-ins, no viem, no Solana, no zod, under 32 KiB gzip (secp256k1, keccak, Ed25519, SHA-256)', () => {
     const audit = sizes['@signal/sdk/audit']!;
-    expect(audit.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input))).toEqual([]);
+    expect(audit.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input))).toEqual(
+      [],
+    );
     expect(audit.gzip).toBeLessThan(32 * 1024);
   });
 
