@@ -179,7 +179,7 @@ async function main() {
   if (result.code !== 0)
     console.log(`signal-audit exited ${result.code}:`, report.failures?.slice(0, 5) ?? result.stderr);
   console.log(
-    `signal-audit: exit 0 in ${(wall / 1000).toFixed(1)} s (target ≤ 30 s); ${report.counts.verified.toLocaleString('en')} statements verified`,
+    `signal-audit: exit ${result.code} in ${(wall / 1000).toFixed(1)} s (target ≤ 30 s); ${report.counts.verified.toLocaleString('en')} statements verified`,
   );
   for (const [step, ms] of Object.entries(timings)) console.log(`  ${step.padEnd(14)} ${(ms / 1000).toFixed(2)} s`);
 }

@@ -57,12 +57,20 @@ export function summary(checkpoint: Checkpoint): CheckpointSummary {
 
 class HttpError extends Error {}
 
+/**
+ * GETs `url`; a request that fails before any answer (a reset connection, a kept-alive socket the
+ * server closed) is tried again, up to three times: the answers are checked anyway, so a retry
+ * cannot let anything through, and one dropped connection does not fail a long audit.
+ */
 async function get(fetchImpl: typeof fetch, url: string): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetchImpl(url);
-  } catch (error) {
-    throw new HttpError(`${url}: ${error instanceof Error ? error.message : String(error)}`);
+  let response: Response | undefined;
+  for (let attempt = 1; !response; attempt++) {
+    try {
+      response = await fetchImpl(url);
+    } catch (error) {
+      if (attempt >= 3) throw new HttpError(`${url}: ${error instanceof Error ? error.message : String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
   }
   if (!response.ok) {
     await response.body?.cancel();
