@@ -23,6 +23,7 @@ const entries = {
   '@signal/sdk/statements': "export * from '@signal/sdk/statements';",
   '@signal/sdk/publisher': "export * from '@signal/sdk/publisher';",
   '@signal/sdk/log': "export * from '@signal/sdk/log';",
+  '@signal/sdk/audit': "export * from '@signal/sdk/audit';",
 };
 
 /**
