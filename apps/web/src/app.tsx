@@ -1,10 +1,9 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { FollowingCount, NoticeBanner, SessionBar } from './components/session-bar';
-import { Empty } from './components/states';
+import { Empty, Loading } from './components/states';
 import { CataloguePage } from './pages/catalogue.page';
 import { FollowingPage } from './pages/following.page';
 import { ProviderPage } from './pages/provider.page';
-import { PublishPage } from './pages/publish.page';
 import { SessionsPage } from './pages/sessions.page';
 import { SignalsPage } from './pages/signals.page';
 import { WalletsPage } from './pages/wallets.page';
@@ -19,6 +18,9 @@ import {
   walletsHref,
 } from './router';
 
+/** The publisher page (forms, statement building) is fetched when first opened. */
+const PublishPage = lazy(() => import('./pages/publish.page').then((module) => ({ default: module.PublishPage })));
+
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
     case 'catalogue':
@@ -26,7 +28,11 @@ function Screen({ route }: { route: Route }) {
     case 'provider':
       return <ProviderPage key={route.id} id={route.id} />;
     case 'publish':
-      return <PublishPage key={route.id} id={route.id} />;
+      return (
+        <Suspense fallback={<Loading label="Loading the publisher page…" />}>
+          <PublishPage key={route.id} id={route.id} />
+        </Suspense>
+      );
     case 'signals':
       return <SignalsPage />;
     case 'following':

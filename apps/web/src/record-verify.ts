@@ -11,6 +11,7 @@ export type RecordVerdict =
       checkpoint: number;
       keyName: string;
       key: string;
+      pinnedAt: string;
       signals: number;
       statements: number;
       unrevealed: number;
@@ -18,6 +19,6 @@ export type RecordVerdict =
     }
   | { ok: false; check: string; message: string; key?: string };
 
-export async function verifyRecord(_signals: Signal[]): Promise<RecordVerdict> {
+export async function verifyRecord(_providerId: number, _signals: Signal[]): Promise<RecordVerdict> {
   throw new Error('verifySignal is not in this build of the SDK yet');
 }

@@ -11,8 +11,12 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
+/** The private key of provider `providerId`'s demo publisher wallet. */
+export const demoWalletKey = (providerId: number): `0x${string}` =>
+  `0x${sha256(`signal demo publisher wallet ${providerId}`).toString('hex')}`;
+
 export function demoWallet(providerId: number): PrivateKeyAccount {
-  return privateKeyToAccount(`0x${sha256(`signal demo publisher wallet ${providerId}`).toString('hex')}`);
+  return privateKeyToAccount(demoWalletKey(providerId));
 }
 
 export function demoBotKey(providerId: number): { key: string; secretKey: Uint8Array } {

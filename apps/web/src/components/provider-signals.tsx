@@ -26,7 +26,15 @@ function statusCounts(signals: Signal[]): string {
 }
 
 /** The pipeline's figures beside the log's, each saying whose word it is. */
-function Record({ pipelineSignals, signals }: { pipelineSignals: number; signals: Signal[] }) {
+function Record({
+  providerId,
+  pipelineSignals,
+  signals,
+}: {
+  providerId: number;
+  pipelineSignals: number;
+  signals: Signal[];
+}) {
   const statements = signals.reduce((n, signal) => n + signal.statements.length, 0);
   const hidden = signals.filter((signal) => signal.content === null).length;
   return (
@@ -56,7 +64,7 @@ function Record({ pipelineSignals, signals }: { pipelineSignals: number; signals
           </dd>
         </div>
       </dl>
-      <RecordCheck signals={signals} />
+      <RecordCheck providerId={providerId} signals={signals} />
     </div>
   );
 }
@@ -76,7 +84,7 @@ export function ProviderSignals({ providerId, pipelineSignals }: { providerId: n
   }
   return (
     <section className="provider-signals" data-testid="provider-signals">
-      <Record pipelineSignals={pipelineSignals} signals={signals} />
+      <Record providerId={providerId} pipelineSignals={pipelineSignals} signals={signals} />
       <div className="signals-header">
         <h2>Signals</h2>
         <a className="button button-quiet" href={`#/providers/${providerId}/publish`}>

@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { API_URL } from '../api';
 import { formatCount } from '../format';
-import { type RecordVerdict, verifyRecord } from '../record-verify';
+import type { RecordVerdict } from '../record-verify';
 import type { Signal } from '../signals';
 import { useAsync } from '../use-async';
 
@@ -24,7 +24,8 @@ function Verdict({ verdict }: { verdict: RecordVerdict }) {
           — {formatCount(verdict.statements)} {verdict.statements === 1 ? 'statement' : 'statements'} of{' '}
           {formatCount(verdict.signals)} {verdict.signals === 1 ? 'signal' : 'signals'} checked in this browser in{' '}
           {Math.max(1, Math.round(verdict.ms))} ms: signatures, signers’ rights, inclusion in the checkpoint signed by{' '}
-          <code>{verdict.keyName}</code>
+          <code title={verdict.key}>{verdict.keyName}</code>, pinned in this browser since{' '}
+          {new Date(verdict.pinnedAt).toLocaleString()}
           {verdict.unrevealed > 0
             ? `; ${formatCount(verdict.unrevealed)} not yet revealed, checked as commitments only`
             : ''}
@@ -40,10 +41,18 @@ function Verdict({ verdict }: { verdict: RecordVerdict }) {
   );
 }
 
-export function RecordCheck({ signals }: { signals: Signal[] }) {
+/** The audit's command line for this provider, with the key this browser checked against. */
+const auditCommand = (providerId: number, key: string | undefined) =>
+  `npx -p @signal/sdk signal-audit --url ${API_URL} --provider ${providerId} \\\n  --key '${key ?? '<the log key, from a source you trust>'}' --state signal-audit.state`;
+
+export function RecordCheck({ providerId, signals }: { providerId: number; signals: Signal[] }) {
   const [showCommand, setShowCommand] = useState(false);
-  const { state, reload } = useAsync(() => verifyRecord(signals), [signals]);
-  const providerId = signals[0]?.providerId;
+  // Loaded with the first check: the log's checks (SHA-256, Ed25519, secp256k1) stay out of the first page.
+  const { state, reload } = useAsync(
+    async () => (await import('../record-verify')).verifyRecord(providerId, signals),
+    [providerId, signals],
+  );
+  const key = state.status === 'ready' ? state.data.key : undefined;
   return (
     <div className="record-check" data-testid="record-check">
       {state.status === 'ready' ? (
@@ -70,7 +79,7 @@ export function RecordCheck({ signals }: { signals: Signal[] }) {
       </p>
       {showCommand ? (
         <pre className="record-command" data-testid="audit-command">
-          {`npx -p @signal/sdk signal-audit --url ${API_URL} --provider ${providerId ?? '<id>'} \\\n  --key "$(curl -s ${API_URL}/log/key)" --state signal-audit.state`}
+          {auditCommand(providerId, key)}
         </pre>
       ) : null}
     </div>
