@@ -12,6 +12,33 @@ import {
 } from '@signal/core/log';
 import type { LogMethods } from './log-client.js';
 
+// Anyone's check of the record: one signal (`verifySignal`) or a provider's whole history
+// (`auditProvider`, what the `signal-audit` bin runs), on the log read whole (`readLog`).
+export {
+  AUDIT_CHECKS,
+  type AuditCheck,
+  type AuditedSignal,
+  type AuditFailure,
+  type AuditOptions,
+  type AuditProgress,
+  type AuditReport,
+  auditProvider,
+  type CheckpointSummary,
+  checkSignature,
+  commitmentOf,
+  type EvmChainCheck,
+  type LogView,
+  type ReadLogOptions,
+  readLog,
+  type SignalReport,
+  type SignatureVerdict,
+  type StatementReport,
+  type StatementVerdict,
+  type VerifySignalOptions,
+  type VerifySignalReport,
+  verifySignal,
+} from '@signal/core/audit';
+
 export {
   type Checkpoint,
   CheckpointError,

@@ -1,0 +1,189 @@
+/**
+ * `signal-audit --url <base URL> --provider <id> --key <verifier key> [--state <file>] [--json]
+ * [--rpc <EVM node URL>]`: the audit of one provider's record (CONTRACT.md, "The log", last
+ * paragraph), over HTTP only, with @signal/core/audit. Prints a line per signal, a total and
+ * the failures (or the report as JSON with --json); a progress line on stderr while a long
+ * audit runs. Exits 0 when everything holds, 1 on any failure (a usage error included).
+ *
+ * --state keeps the last checkpoint (the signed note, as served) between runs: today's must be
+ * consistent with it, and is kept in its place once the log itself checks. --rpc checks the
+ * signatures of EVM contract wallets (EIP-1271, EIP-6492) on that node; without it they fail as
+ * `signature-unchecked`. See docs/log.md, "Check it yourself".
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AUDIT_CHECKS, type AuditProgress, type AuditReport, auditProvider, type EvmChainCheck } from '@signal/core/audit';
+import { parseVerifierKey } from '@signal/core/log';
+
+const USAGE =
+  'usage: signal-audit --url <base URL> --provider <id> --key <verifier key> [--state <file>] [--json] [--rpc <EVM node URL>]';
+
+function fail(message: string): never {
+  process.stderr.write(`signal-audit: ${message}\n${USAGE}\n`);
+  process.exit(1);
+}
+
+function readOptions() {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        url: { type: 'string' },
+        provider: { type: 'string' },
+        key: { type: 'string' },
+        state: { type: 'string' },
+        json: { type: 'boolean' },
+        rpc: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const url = values.url as string | undefined;
+  const provider = values.provider as string | undefined;
+  const key = values.key as string | undefined;
+  if (!url || !/^https?:\/\//.test(url)) fail('--url must be the service\'s http(s) base URL');
+  if (!provider || !/^[1-9][0-9]{0,15}$/.test(provider)) fail('--provider must be a provider id');
+  if (!key) fail("--key must be the log's verifier key (<origin>+<hex hash>+<base64 key>)");
+  try {
+    parseVerifierKey(key);
+  } catch (error) {
+    fail(`--key is not a verifier key: ${(error as Error).message}`);
+  }
+  return {
+    url: url.replace(/\/+$/, ''),
+    provider: Number(provider),
+    key,
+    state: values.state as string | undefined,
+    json: values.json === true,
+    rpc: values.rpc as string | undefined,
+  };
+}
+
+async function chainCheck(rpc: string): Promise<EvmChainCheck> {
+  let viem: typeof import('viem');
+  try {
+    viem = await import('viem');
+  } catch {
+    fail('--rpc needs the viem package installed next to @signal/sdk');
+  }
+  const client = viem.createPublicClient({ transport: viem.http(rpc) });
+  return {
+    verifyMessage: (address, message, signature) =>
+      client.verifyMessage({ address: address as `0x${string}`, message, signature: signature as `0x${string}` }),
+  };
+}
+
+/** A progress line on stderr, once the audit has run 2 s, at most one a second. */
+function progressReporter() {
+  const started = Date.now();
+  let last = 0;
+  const tty = process.stderr.isTTY === true;
+  let shown = false;
+  return {
+    update(progress: AuditProgress) {
+      const now = Date.now();
+      if (now - started < 2_000 || now - last < 1_000) return;
+      last = now;
+      shown = true;
+      const what = progress.phase === 'entries' || progress.phase === 'tiles' ? progress.phase : 'statements of signals';
+      const counts =
+        progress.phase === 'entries' || progress.phase === 'tiles'
+          ? `${progress.done.toLocaleString('en')} / ${progress.total.toLocaleString('en')}`
+          : progress.done.toLocaleString('en');
+      const line = `signal-audit: reading and checking ${what}: ${counts} (${Math.round((now - started) / 1000)} s)`;
+      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+    },
+    done() {
+      if (shown && tty) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+function plural(count: number, word: string): string {
+  return `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
+}
+
+function human(report: AuditReport, state: string | undefined): string {
+  const lines: string[] = [];
+  const cp = report.checkpoint;
+  lines.push(`signal-audit: provider ${report.provider} at ${report.url}`);
+  lines.push(
+    cp
+      ? `checkpoint: log ${cp.origin}, ${plural(cp.size, 'entry').replace('entrys', 'entries')}, root ${cp.rootHash}`
+      : 'checkpoint: none that opens with the key',
+  );
+  if (state) {
+    lines.push(
+      report.previous
+        ? `state: the checkpoint of ${plural(report.previous.size, 'entry').replace('entrys', 'entries')} kept in ${state} was checked against today's`
+        : `state: ${state} held no checkpoint; today's is kept there`,
+    );
+  }
+  for (const signal of report.signals) {
+    const verified = signal.statements.filter((s) => s.verdict === 'verified').length;
+    const committed = signal.statements.filter((s) => s.verdict === 'committed').length;
+    const failed = signal.statements.filter((s) => s.verdict === 'failed').length;
+    const parts = [`${verified} verified`];
+    if (committed) parts.push(`${committed} committed, not yet revealed`);
+    if (failed) parts.push(`${failed} failed`);
+    lines.push(
+      `${signal.ok ? 'ok  ' : 'FAIL'} ${signal.signal} ${signal.status ?? ''} ${plural(signal.statements.length, 'statement')}: ${parts.join(', ')}`,
+    );
+  }
+  const c = report.counts;
+  lines.push(
+    `total: ${plural(c.signals, 'signal')}, ${plural(c.statements, 'statement')} (${c.verified.toLocaleString('en')} verified, ` +
+      `${c.committed.toLocaleString('en')} committed, not yet revealed), ${plural(c.providerEntries, 'log entry').replace('entrys', 'entries')} of the provider ` +
+      `(${plural(c.publishers, 'publisher')}, ${plural(c.keys, 'key')}); ${plural(report.failures.length, 'failure')}`,
+  );
+  if (report.failures.length > 0) {
+    lines.push('failures:');
+    for (const f of report.failures) {
+      const where = [f.signal !== undefined ? `signal ${f.signal}` : '', f.logIndex !== undefined ? `entry ${f.logIndex}` : '']
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`  [${f.check}] ${where ? `${where}: ` : ''}${f.message} (${AUDIT_CHECKS[f.check]})`);
+    }
+  }
+  lines.push(report.ok ? 'result: everything holds' : 'result: FAILED');
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  let previous: string | null = null;
+  if (options.state && existsSync(options.state)) {
+    previous = readFileSync(options.state, 'utf8');
+    if (previous.trim() === '') previous = null;
+  }
+  const progress = progressReporter();
+  const report = await auditProvider({
+    url: options.url,
+    provider: options.provider,
+    logKey: options.key,
+    previous,
+    evmChain: options.rpc ? await chainCheck(options.rpc) : undefined,
+    onProgress: (p) => progress.update(p),
+  });
+  progress.done();
+  if (options.state && report.keep) {
+    const temporary = `${options.state}.${process.pid}.tmp`;
+    writeFileSync(temporary, report.keep, { mode: 0o644 });
+    renameSync(temporary, options.state);
+  }
+  const { keep: _keep, ...printed } = report;
+  process.stdout.write(options.json ? `${JSON.stringify(printed, null, 2)}\n` : human(report, options.state));
+  process.exitCode = report.ok ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`signal-audit: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
