@@ -49,10 +49,7 @@ function walletSigner(privateKey: `0x${string}`): Signer {
 
 function botSigner(seed: Buffer): Signer {
   const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  const raw = Buffer.from(
-    (key.export({ format: 'jwk' }) as { x: string }).x,
-    'base64url',
-  );
+  const raw = Buffer.from((key.export({ format: 'jwk' }) as { x: string }).x, 'base64url');
   return {
     id: `ed25519:${bs58.encode(raw)}`,
     sign: async (text) => bs58.encode(signEd25519(null, Buffer.from(text, 'utf8'), key)),
@@ -150,7 +147,11 @@ async function setRevealDelay(services: Pick<Services, 'database' | 'now'>, id: 
 }
 
 /** Adds the provider's demo wallet as a publisher; false when it already was one (another start seeded it). */
-async function claimProvider(services: Pick<Services, 'database' | 'now' | 'logSequencer'>, id: number, wallet: string) {
+async function claimProvider(
+  services: Pick<Services, 'database' | 'now' | 'logSequencer'>,
+  id: number,
+  wallet: string,
+) {
   const outcome = await services.database.db
     .transaction()
     .execute((trx) => addPublisher(trx, { providerId: id, wallet, chain: 'evm', now: services.now() }));

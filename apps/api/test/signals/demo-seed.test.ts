@@ -90,7 +90,14 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
         ['signal.open', 'signal.update'],
         ['signal.open', 'signal.update', 'signal.close', 'signal.close'],
       ]);
-      expect(signals.map((s) => s.status)).toEqual(['open', expect.stringMatching(/^(open|expired)$/), 'open', 'cancelled', 'open', 'closed']);
+      expect(signals.map((s) => s.status)).toEqual([
+        'open',
+        expect.stringMatching(/^(open|expired)$/),
+        'open',
+        'cancelled',
+        'open',
+        'closed',
+      ]);
       // The lists are newest first, and ids are opaque and distinct.
       const published = signals.map((s) => Date.parse(s.publishedAt));
       expect([...published].sort((a, b) => b - a)).toEqual(published);
@@ -179,7 +186,11 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
     expect(Math.max(...indexes.map((s) => s.logIndex))).toBeLessThan(checkpoint.size);
     for (const statement of indexes.filter((_, i) => i % 7 === 0)) {
       const entry = JSON.parse(await servedEntry(api.url, key, statement.logIndex));
-      expect(entry).toMatchObject({ commitment: statement.commitment, type: statement.type, receivedAt: statement.receivedAt });
+      expect(entry).toMatchObject({
+        commitment: statement.commitment,
+        type: statement.type,
+        receivedAt: statement.receivedAt,
+      });
     }
     const summary = await verifyLogWithGo(api.url, key, {
       inclusion: indexes.slice(0, 5).map((s) => ({ index: s.logIndex, size: checkpoint.size })),

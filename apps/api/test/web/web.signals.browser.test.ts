@@ -41,8 +41,11 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
   const signals = async (id: number, token?: string) =>
     (await call(api, 'GET', `/providers/${id}/signals?limit=100`, token ? { token } : {})).body.items as SignalJson[];
   const followerToken = async () =>
-    (JSON.parse((await follower.evaluate((key) => localStorage.getItem(key), TOKEN_KEY)) ?? 'null') as { token: string })
-      .token;
+    (
+      JSON.parse((await follower.evaluate((key) => localStorage.getItem(key), TOKEN_KEY)) ?? 'null') as {
+        token: string;
+      }
+    ).token;
 
   beforeAll(async () => {
     api = await startApi('postgres', { env: { SEED_PROVIDERS: '30' } });
@@ -83,7 +86,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
       const card = follower.locator(`[data-signal-id="${signal.id}"]`);
       await expect(card.getAttribute('data-status')).resolves.toBe(signal.status);
       if (signal.content === null) {
-        await expect(card.getByTestId('countdown').textContent()).resolves.toMatch(/^Public in (\d+h \d\dm \d\ds|\d+m \d\ds)$/);
+        await expect(card.getByTestId('countdown').textContent()).resolves.toMatch(
+          /^Public in (\d+h \d\dm \d\ds|\d+m \d\ds)$/,
+        );
         await expect(card.getByTestId('commitment').textContent()).resolves.toBe(signal.statements[0]!.commitment);
         await expect(card.getByTestId('signal-terms').count()).resolves.toBe(0);
       } else {
@@ -107,7 +112,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     const { size } = await fetchCheckpoint(api.url, key);
     const mark = follower.getByTestId('record-mark');
     await expect.poll(() => mark.getAttribute('data-checkpoint'), { timeout: 15_000 }).toBe(String(size));
-    await expect(mark.textContent()).resolves.toContain(`Record verified up to checkpoint ${size.toLocaleString('en')}`);
+    await expect(mark.textContent()).resolves.toContain(
+      `Record verified up to checkpoint ${size.toLocaleString('en')}`,
+    );
     await follower.getByRole('button', { name: 'run the audit yourself' }).click();
     await expect(follower.getByTestId('audit-command').textContent()).resolves.toContain(
       `signal-audit --url ${api.url} --provider ${mixed}`,
@@ -144,7 +151,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     await follower.locator('.provider-side').getByRole('button', { name: 'Follow' }).click();
     await expect.poll(() => follower.locator('.provider-side').getByRole('button').textContent()).toBe('Unfollow');
     await follower.goto(`${api.url}/#/signals`);
-    await expect.poll(() => follower.getByTestId('live-state').getAttribute('data-state'), { timeout: 10_000 }).toBe('live');
+    await expect
+      .poll(() => follower.getByTestId('live-state').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('live');
     // Followers see the terms of every signal, hidden from the public or not.
     await expect.poll(() => follower.getByTestId('signal').count()).toBe(6);
     await expect(follower.locator('[data-testid="signal"] .side-hidden').count()).resolves.toBe(0);
@@ -155,7 +164,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     // The publisher: its demo wallet, announced by EIP-6963, is a publisher of the provider.
     await publisher.goto(`${api.url}/#/providers/${mixed}/publish`);
     await publisher.getByRole('button', { name: 'Connect Publisher EVM (EVM)' }).click();
-    await expect(publisher.getByTestId('connected').textContent()).resolves.toContain('a publisher wallet of this provider');
+    await expect(publisher.getByTestId('connected').textContent()).resolves.toContain(
+      'a publisher wallet of this provider',
+    );
     expect(publisherWallet.address).toBe(demoWallet(mixed).address);
     const form = publisher.getByTestId('open-form');
     await form.locator('input[name="instrument"]').fill('ETH-USD');
@@ -172,7 +183,12 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     const token = await followerToken();
     const opened = (await signals(mixed, token)).find((s) => s.id === signalId)!;
     expect(publisherWallet.signed.at(-1)).toBe(opened.statements[0]!.statement);
-    expect(opened.content).toMatchObject({ instrument: 'ETH-USD', side: 'short', stop: '3650.5', targets: ['3300', '3150'] });
+    expect(opened.content).toMatchObject({
+      instrument: 'ETH-USD',
+      side: 'short',
+      stop: '3650.5',
+      targets: ['3300', '3150'],
+    });
 
     // The follower's feed shows it on top, in the same document, with its terms.
     const first = follower.getByTestId('signal').first();

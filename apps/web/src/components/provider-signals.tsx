@@ -59,8 +59,8 @@ function Record({
             {statements === 1 ? 'statement' : 'statements'}
           </dd>
           <dd className="muted small">
-            Each statement is signed by the provider’s wallet or a key it delegated and committed to the log when it
-            was received{hidden > 0 ? `; ${formatCount(hidden)} still for followers only, as commitments` : ''}.
+            Each statement is signed by the provider’s wallet or a key it delegated and committed to the log when it was
+            received{hidden > 0 ? `; ${formatCount(hidden)} still for followers only, as commitments` : ''}.
           </dd>
         </div>
       </dl>

@@ -7,7 +7,7 @@
  */
 import { type ReactNode, useEffect, useState } from 'react';
 import { formatDateTime } from '../format';
-import { beforeReveal, type Signal, STATEMENT_LABEL, STATUS_LABEL, type SignalContent } from '../signals';
+import { beforeReveal, type Signal, type SignalContent, STATEMENT_LABEL, STATUS_LABEL } from '../signals';
 
 /** The clock, ticking every `ms` while the component is mounted (countdowns). */
 export function useNow(ms = 1000): number {
@@ -147,7 +147,9 @@ export function SignalCard({
         {signal.statements.map((statement) => (
           <li key={statement.logIndex} data-log-index={statement.logIndex}>
             {STATEMENT_LABEL[statement.type]} {formatDateTime(statement.receivedAt)} · log entry {statement.logIndex}
-            {statement.signer ? <span title={statement.signer}> · signed by {shortSigner(statement.signer)}</span> : null}
+            {statement.signer ? (
+              <span title={statement.signer}> · signed by {shortSigner(statement.signer)}</span>
+            ) : null}
           </li>
         ))}
       </ol>

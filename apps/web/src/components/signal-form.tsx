@@ -119,7 +119,12 @@ export function ChangeSignalForm({ busy, onChange }: { busy: boolean; onChange: 
           Close %
         </button>
       </form>
-      <button type="button" className="button button-quiet" disabled={busy} onClick={() => onChange({ type: 'cancel' })}>
+      <button
+        type="button"
+        className="button button-quiet"
+        disabled={busy}
+        onClick={() => onChange({ type: 'cancel' })}
+      >
         Cancel signal
       </button>
     </div>

@@ -159,8 +159,8 @@ export function ProviderPage({ id }: { id: number }) {
       <Statistics stats={stats} />
       <PerformancePanel providerId={provider.id} />
       <p className="muted small">
-        Statistics updated {formatDateTime(stats.updatedAt)}, as the operator’s pipeline published them (see the
-        record below).
+        Statistics updated {formatDateTime(stats.updatedAt)}, as the operator’s pipeline published them (see the record
+        below).
       </p>
       <ProviderSignals providerId={provider.id} pipelineSignals={stats.totalSignals} />
     </section>

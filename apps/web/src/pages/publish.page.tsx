@@ -10,8 +10,6 @@ import { SignalCard, useNow } from '../components/signal-card';
 import { ChangeSignalForm, OpenSignalForm } from '../components/signal-form';
 import { Empty, ErrorPanel, Loading } from '../components/states';
 import { formatCount } from '../format';
-import { providerHref } from '../router';
-import { useSession } from '../session';
 import {
   type Change,
   changeSignal,
@@ -20,6 +18,8 @@ import {
   type PublisherWallet,
   receiptLine,
 } from '../publishing';
+import { providerHref } from '../router';
+import { useSession } from '../session';
 import { listPublishers, listSignals, type Signal } from '../signals';
 import { useAsync } from '../use-async';
 import { onWalletsChanged } from '../wallet-discovery';
@@ -116,7 +116,8 @@ export function PublishPage({ id }: { id: number }) {
       if (!wallet) throw new Error('Connect a wallet first');
       const answer = await changeSignal(wallet, id, signal, what);
       remember(answer.signal);
-      const verb = what.type === 'update' ? 'Updated' : what.type === 'close' ? `Closed ${what.closePct}% of` : 'Cancelled';
+      const verb =
+        what.type === 'update' ? 'Updated' : what.type === 'close' ? `Closed ${what.closePct}% of` : 'Cancelled';
       return `${verb} signal ${signal}: ${receiptLine(answer)}.`;
     });
 
@@ -167,7 +168,11 @@ export function PublishPage({ id }: { id: number }) {
         <WalletPicker onConnect={setWallet} busy={busy !== undefined} />
       )}
       {outcome ? (
-        <p className={`outcome outcome-${outcome.tone}`} role={outcome.tone === 'done' ? 'status' : 'alert'} data-testid="outcome">
+        <p
+          className={`outcome outcome-${outcome.tone}`}
+          role={outcome.tone === 'done' ? 'status' : 'alert'}
+          data-testid="outcome"
+        >
           {outcome.text}
         </p>
       ) : null}
@@ -185,7 +190,9 @@ export function PublishPage({ id }: { id: number }) {
         <ol className="signal-list" data-testid="open-signals">
           {openOnes.map((signal) => (
             <SignalCard key={signal.id} signal={signal} now={now}>
-              {wallet ? <ChangeSignalForm busy={busy === signal.id} onChange={(what) => change(signal.id, what)} /> : null}
+              {wallet ? (
+                <ChangeSignalForm busy={busy === signal.id} onChange={(what) => change(signal.id, what)} />
+              ) : null}
             </SignalCard>
           ))}
         </ol>

@@ -43,7 +43,11 @@ function Feed() {
   }, [client]);
 
   if (state.data === undefined) {
-    return state.status === 'error' ? <ErrorPanel error={state.error} onRetry={reload} /> : <Loading label="Loading signals…" />;
+    return state.status === 'error' ? (
+      <ErrorPanel error={state.error} onRetry={reload} />
+    ) : (
+      <Loading label="Loading signals…" />
+    );
   }
   const seen = new Set(live.map((signal) => signal.id));
   const signals = [...live, ...state.data.items.filter((signal) => !seen.has(signal.id))];
