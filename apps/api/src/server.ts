@@ -115,7 +115,7 @@ export function createServer(options: ServerOptions) {
     }
     // The demo's signals go through this server's own statement routes, so it must listen first;
     // the start waits for them (a few seconds at most), so the first page shows them.
-    if (config.seedProviders > 0) {
+    if (config.seedProviders > 0 && config.seedSignalProviders > 0) {
       const seeded = await seedDemoSignals(services, url);
       if (seeded) services.log.info(seeded, 'demo signals seeded');
     }

@@ -23,10 +23,8 @@ import type { Kysely } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Services } from '../procedures/context.js';
 
-/** How many of the most followed demo providers publish signals: a few hundred statements at most. */
-export const DEMO_PUBLISHING_PROVIDERS = 10;
-/** Providers seeded at once (statements of one provider are in order; providers overlap). */
-const CONCURRENCY = 4;
+/** Providers seeded at once: each waits for its answers' checkpoints, and the log signs one for all of them. */
+const CONCURRENCY = 10;
 
 /** The deterministic demo keys of provider `id`: its publisher wallet (EVM) and the bot key it delegates. */
 export function demoPublisherKeys(id: number): { walletPrivateKey: `0x${string}`; botSeed: Buffer } {
@@ -187,29 +185,51 @@ async function seedProvider(services: Services, baseUrl: string, id: number, ran
   };
 
   await pub.delegate(bot.id, wallet);
+  // The opens one after another (the list's order is theirs), each signal's changes in its own
+  // chain beside the next opens: ten round trips a provider rather than fourteen.
+  const chains: Promise<void>[] = [];
+  let refused: unknown;
+  const then = (signal: Promise<string>, ...steps: ((id: string) => Promise<unknown>)[]) =>
+    chains.push(
+      signal
+        .then(async (id) => {
+          for (const step of steps) await step(id);
+        })
+        // Caught at once (never an unhandled rejection while the opens go on), thrown below.
+        .catch((error: unknown) => {
+          refused ??= error;
+        }),
+    );
   // 1. Taken in two halves: closed.
   const first = await pub.open(terms(0, 'long', { note: 'Breakout above the weekly range.' }), bot);
-  await pub.change(first, 'signal.update', { stop: terms(0, 'long').stop as string }, bot);
-  await pub.change(first, 'signal.close', { closePct: '50' }, bot);
-  await pub.change(first, 'signal.close', { closePct: '50' }, bot);
+  then(
+    Promise.resolve(first),
+    (id) => pub.change(id, 'signal.update', { stop: terms(0, 'long').stop as string }, bot),
+    (id) => pub.change(id, 'signal.close', { closePct: '50' }, bot),
+    (id) => pub.change(id, 'signal.close', { closePct: '50' }, bot),
+  );
   // 2. Signed by the wallet itself, targets moved: open.
   const second = await pub.open(terms(1, 'short'), wallet);
-  await pub.change(second, 'signal.update', { targets: terms(1, 'short').targets as string[] }, wallet);
+  then(Promise.resolve(second), (id) =>
+    pub.change(id, 'signal.update', { targets: terms(1, 'short').targets as string[] }, wallet),
+  );
   // 3. Cancelled before the entry.
   const [, level, digits] = instrument(2);
   const third = await pub.open(
     terms(2, 'long', { entry: { type: 'limit', price: price(level * 0.97, 0.005, digits) } }),
     bot,
   );
-  await pub.change(third, 'signal.cancel', {}, bot);
+  then(Promise.resolve(third), (id) => pub.change(id, 'signal.cancel', {}, bot));
   if (delay.after !== delay.before) await setRevealDelay(services, id, delay.after);
   // 4. A third taken off: 66.7 % still open.
   const fourth = await pub.open(terms(3, 'short', { note: 'Fading the squeeze; scaling out.' }), bot);
-  await pub.change(fourth, 'signal.close', { closePct: '33.3' }, bot);
+  then(Promise.resolve(fourth), (id) => pub.change(id, 'signal.close', { closePct: '33.3' }, bot));
   // 5. Expires two minutes after the start, untouched.
   await pub.open(terms(4, 'long', { expiresAt: new Date(Date.now() + 120_000).toISOString() }), bot);
   // 6. The newest: open.
   await pub.open(terms(5, rank % 2 === 0 ? 'long' : 'short'), bot);
+  await Promise.all(chains);
+  if (refused) throw refused;
   return pub.posted();
 }
 
@@ -229,7 +249,7 @@ export async function seedDemoSignals(services: Services, baseUrl: string): Prom
   const { db } = services.database;
   const any = await db.selectFrom('provider_publishers').select('provider_id').limit(1).executeTakeFirst();
   if (any) return null;
-  const ids = await topProviders(db, DEMO_PUBLISHING_PROVIDERS);
+  const ids = await topProviders(db, services.config.seedSignalProviders);
   let statements = 0;
   const queue = ids.map((id, rank) => ({ id, rank }));
   const failures: string[] = [];
@@ -237,7 +257,8 @@ export async function seedDemoSignals(services: Services, baseUrl: string): Prom
     Array.from({ length: CONCURRENCY }, async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         try {
-          statements += await seedProvider(services, baseUrl, next.id, next.rank);
+          const posted = await seedProvider(services, baseUrl, next.id, next.rank);
+          statements += posted;
         } catch (error) {
           failures.push(`provider ${next.id}: ${error instanceof Error ? error.message : String(error)}`);
         }

@@ -42,13 +42,13 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     (await call(api, 'GET', `/providers/${id}/signals?limit=100`, token ? { token } : {})).body.items as SignalJson[];
   const followerToken = async () =>
     (
-      JSON.parse((await follower.evaluate((key) => localStorage.getItem(key), TOKEN_KEY)) ?? 'null') as {
+      JSON.parse((await follower.evaluate((key) => (globalThis as any).localStorage.getItem(key), TOKEN_KEY)) ?? 'null') as {
         token: string;
       }
     ).token;
 
   beforeAll(async () => {
-    api = await startApi('postgres', { env: { SEED_PROVIDERS: '30' } });
+    api = await startApi('postgres', { env: { SEED_PROVIDERS: '30', SEED_SIGNAL_PROVIDERS: '10' } });
     const { items } = (await call(api, 'GET', '/providers?limit=100')).body as { items: { id: number }[] };
     for (const { id } of items) {
       if ((await call(api, 'GET', `/providers/${id}/publishers`)).body.items.length === 0) continue;
@@ -158,7 +158,7 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     await expect.poll(() => follower.getByTestId('signal').count()).toBe(6);
     await expect(follower.locator('[data-testid="signal"] .side-hidden').count()).resolves.toBe(0);
     await follower.evaluate(() => {
-      (window as any).__sameDocument = true;
+      (globalThis as any).__sameDocument = true;
     });
 
     // The publisher: its demo wallet, announced by EIP-6963, is a publisher of the provider.
@@ -194,7 +194,7 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     const first = follower.getByTestId('signal').first();
     await expect.poll(() => first.getAttribute('data-signal-id'), { timeout: 10_000 }).toBe(signalId);
     await expect(first.textContent()).resolves.toContain('ETH-USD');
-    await expect(follower.evaluate(() => (window as any).__sameDocument)).resolves.toBe(true);
+    await expect(follower.evaluate(() => (globalThis as any).__sameDocument)).resolves.toBe(true);
     await screenshot(follower, 'web-signals-live');
 
     // Update the stop, then close 40 % and the remaining 60 %.
