@@ -119,7 +119,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     await expect(follower.getByTestId('audit-command').textContent()).resolves.toContain(
       `signal-audit --url ${api.url} --provider ${mixed}`,
     );
-    await screenshot(follower, 'web-signals-provider', { fullPage: true });
+    await follower.getByTestId('record').evaluate((node) => node.scrollIntoView({ block: 'start' }));
+    await follower.evaluate(() => (globalThis as any).scrollBy(0, -72));
+    await screenshot(follower, 'web-signals-provider');
     expect(problems).toEqual([]);
   });
 
@@ -138,6 +140,7 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
       const mark = follower.getByTestId('record-mark');
       await expect.poll(() => mark.getAttribute('data-failed'), { timeout: 15_000 }).toBe('commitment');
       await expect(mark.textContent()).resolves.toContain('The record failed the check');
+      await mark.evaluate((node) => node.scrollIntoView({ block: 'center' }));
       await screenshot(follower, 'web-signals-tampered');
     } finally {
       await follower.unroute(route);
@@ -147,7 +150,8 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
   it('a follower sees the publisher’s new signal arrive live; the publisher opens, updates and closes it', async () => {
     // The follower signs in and follows the provider.
     await follower.goto(`${api.url}/#/providers/${mixed}`);
-    await follower.getByRole('button', { name: 'Sign in with EVM' }).click();
+    await follower.locator('header.topbar').getByRole('button', { name: 'Sign in with EVM' }).click();
+    await expect.poll(() => follower.getByTestId('session').textContent()).toContain(followerWallet.address.slice(-4));
     await follower.locator('.provider-side').getByRole('button', { name: 'Follow' }).click();
     await expect.poll(() => follower.locator('.provider-side').getByRole('button').textContent()).toBe('Unfollow');
     await follower.goto(`${api.url}/#/signals`);
