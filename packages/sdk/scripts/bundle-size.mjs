@@ -21,6 +21,7 @@ const entries = {
   '@signal/sdk/evm': "export * from '@signal/sdk/evm';",
   '@signal/sdk/solana': "export * from '@signal/sdk/solana';",
   '@signal/sdk/statements': "export * from '@signal/sdk/statements';",
+  '@signal/sdk/publisher': "export * from '@signal/sdk/publisher';",
   '@signal/sdk/log': "export * from '@signal/sdk/log';",
 };
 

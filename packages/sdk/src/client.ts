@@ -2,6 +2,7 @@ import { buildAuthMessage, buildLinkMessage, linkStatement, parseSignInMessage }
 import { SignalApiError, toSignalApiError } from './api-error.js';
 import type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 import { logMethods } from './log-client.js';
+import { signalMethods } from './signal-reads.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore } from './token.store.js';
 import { createTransport } from './transport.js';
@@ -267,5 +268,21 @@ export function createClient(options: ClientOptions): SignalClient {
       revoke: (id) => authed((context) => trpc.sessions.revoke.mutate({ id }, { context })),
     },
     log: logMethods(baseUrl, trpc, options.fetch),
+    signals: signalMethods({
+      baseUrl,
+      trpc,
+      fetch: options.fetch,
+      readerToken: async () => {
+        const stored = await store.get();
+        return stored && !isExpired(stored) ? stored.token : undefined;
+      },
+      authed,
+      userToken: tokenForCall,
+      // A token the API no longer takes: one sign-in (with a signer), else the refusal stands.
+      renew: async (refusal, token) => {
+        if (!signer || !token || !REJECTED_TOKEN.has((refusal as SignalApiError).code)) throw refusal;
+        await tokenAfterRejection(token);
+      },
+    }),
   };
 }

@@ -24,6 +24,10 @@ import type {
   ProviderStats,
   RevokedSession,
   Session,
+  Signal,
+  SignalList,
+  SignalLiveEvent,
+  SignalStatus,
   SignOutScope,
   UnfollowResult,
   UnlinkedWallet,
@@ -62,6 +66,29 @@ export interface ClientOptions {
 }
 
 export type MessageFormat = 'plain' | 'siwe' | 'siws';
+
+/** A page of a provider's signals: `cursor` (a page's `nextCursor`), `limit` (1..100, default 20), only some `status`es. */
+export interface SignalListQuery {
+  cursor?: string;
+  limit?: number;
+  status?: SignalStatus | SignalStatus[];
+}
+
+/** A signal handed out by `signals.live`: its data, and its event id (the statement's log index) to resume after. */
+export type SignalLiveHandler = (event: SignalLiveEvent, id: string) => void | Promise<void>;
+
+export interface SignalLiveOptions {
+  /** Only these providers (among those the user follows). */
+  providerIds?: number[];
+  /** The id of the last event handled: the stream resumes right after it. Without it, from now on. */
+  lastEventId?: string;
+  /**
+   * Called once when the stream ends on its own: the API refused it (`UNAUTHORIZED`,
+   * `FORBIDDEN`, `RATE_LIMITED` over the stream cap, an unknown `lastEventId`), or the handler
+   * threw. Default `console.error`. Not called after the unsubscribe.
+   */
+  onError?: (error: unknown) => void;
+}
 
 /** What `signOut()` did. */
 export interface SignOutResult {
@@ -186,4 +213,25 @@ export interface SignalClient {
   };
   /** The public log of record: checkpoints and proofs, unchecked (check them with `@signal/sdk/log`). */
   log: LogMethods;
+  /**
+   * Trading signals as this reader sees them. Reads send the stored token when there is a valid
+   * one (never signing in for it): a follower of the provider sees `content` and the statements
+   * before `revealAt`, everyone else after it.
+   */
+  signals: {
+    /** `GET /providers/{id}/signals`: a page, newest first; pass its `nextCursor` as `cursor` for the next. */
+    list(providerId: ProviderId, query?: SignalListQuery): Promise<SignalList>;
+    /** `GET /providers/{id}/signals/{signalId}`; `SIGNAL_NOT_FOUND` when there is none. */
+    get(providerId: ProviderId, signalId: string): Promise<Signal>;
+    /** `GET /me/signals` (signed in): the signals of the providers the user follows now, newest first. */
+    mine(query?: { cursor?: string; limit?: number }): Promise<SignalList>;
+    /**
+     * The `signals.live` subscription (signed in; a sign-in first with a signer): every statement
+     * of a followed provider's signals from now on (or right after `lastEventId`), in log order,
+     * each once, `onSignal(event, id)` awaited one at a time. A dropped connection resumes by
+     * itself after the last id handed out; a token the API refuses is renewed once with the
+     * signer. Returns the unsubscribe.
+     */
+    live(onSignal: SignalLiveHandler, options?: SignalLiveOptions): () => void;
+  };
 }

@@ -1,9 +1,26 @@
 export { isSignalApiError, SignalApiError, type SignalErrorCode } from './api-error.js';
 export type { CatalogueWriteMethods, WriteOptions } from './catalogue-writes.js';
 export { createClient } from './client.js';
-export type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
+export type {
+  ClientOptions,
+  MessageFormat,
+  SignalClient,
+  SignalListQuery,
+  SignalLiveHandler,
+  SignalLiveOptions,
+  SignOutResult,
+} from './client.types.js';
 export type { EventStreamOptions } from './event-stream.js';
 export type { LogMethods } from './log-client.js';
+export type {
+  Publisher,
+  PublisherOptions,
+  PublisherPreparations,
+  PublisherSigner,
+  SignedStatement,
+  StatementAnswers,
+  StatementType,
+} from './publisher-core.js';
 export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';
 export {

@@ -14,9 +14,12 @@ type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
 type Record_ = AppRouter['_def']['record'];
 
-/** @internal Per call: the token and Idempotency-Key to send (read by the `headers` callback). */
+/**
+ * @internal Per call: the token and Idempotency-Key to send (read by the `headers` callback), and
+ * a signal that aborts the request (the publisher's time limit per attempt).
+ */
 // A type, not an interface: it must fit tRPC's OperationContext (an index signature).
-export type CallContext = { token?: string; idempotencyKey?: string };
+export type CallContext = { token?: string; idempotencyKey?: string; signal?: AbortSignal };
 interface CallOptions {
   context?: CallContext;
 }
@@ -74,7 +77,7 @@ export function createTransport({ url, fetch, toError }: TransportOptions): Tran
   const run = (type: 'query' | 'mutation', path: string, input: unknown, context: CallContext = {}) =>
     new Promise<unknown>((resolve, reject) => {
       // httpLink does not read the id (batching and WebSocket links match answers by it).
-      const op = { id: 0, type, path, input, context, signal: null };
+      const op = { id: 0, type, path, input, context, signal: context.signal ?? null };
       link({
         op,
         // httpLink ends the chain: it never calls a next link.
@@ -100,3 +103,18 @@ export function createTransport({ url, fetch, toError }: TransportOptions): Tran
     );
   return new Proxy({}, { get: (_, router) => procedures(String(router)) }) as TransportClient;
 }
+
+/**
+ * @internal A mutation called by its name (`signals.open`), aborted by `signal`: the publisher's
+ * calls, whose procedures it types itself (publisher-core.ts).
+ */
+export const mutateByName =
+  (trpc: TransportClient) =>
+  (procedure: string, input: unknown, signal: AbortSignal): Promise<unknown> => {
+    const [router, name] = procedure.split('.') as [string, string];
+    const byName = trpc as unknown as Record<
+      string,
+      Record<string, { mutate(input: unknown, options?: CallOptions): Promise<unknown> }>
+    >;
+    return byName[router]![name]!.mutate(input, { context: { signal } });
+  };

@@ -1,12 +1,26 @@
 /**
  * Every wire type the SDK exposes, inferred from the API's router (and the error codes from
- * core) rather than written again by hand. This is the SDK's only window onto the private
+ * core, and the signals' from core's one zod schema per wire type, signal.schemas.ts and
+ * publisher-key.schemas.ts) rather than written again by hand. This is the SDK's only window onto the private
  * packages' types: the build (scripts/flatten-wire-types.mjs) rewrites the emitted
  * `dist/wire.types.d.ts` into the resolved structural types, so the published declarations need
  * neither `@signal/api` nor `@trpc/server` nor zod.
  */
 import type { AppRouter } from '@signal/api';
-import type { ErrorCode as ContractErrorCode, ErrorIssue as ContractErrorIssue } from '@signal/core';
+import type {
+  ErrorCode as ContractErrorCode,
+  ErrorIssue as ContractErrorIssue,
+  PublisherKey as CorePublisherKey,
+  PublisherKeyRevoked as CorePublisherKeyRevoked,
+  Signal as CoreSignal,
+  SignalContent as CoreSignalContent,
+  SignalList as CoreSignalList,
+  SignalLiveEvent as CoreSignalLiveEvent,
+  SignalReceipt as CoreSignalReceipt,
+  SignalStatementAnswer as CoreSignalStatementAnswer,
+  SignalStatementView as CoreSignalStatementView,
+  SignalStatus as CoreSignalStatus,
+} from '@signal/core';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 
 type Inputs = inferRouterInputs<AppRouter>;
@@ -143,3 +157,31 @@ export type DeliveryPage = Outputs['webhooks']['deliveries'];
 export type SignalEvent = Outputs['events']['feed']['items'][number];
 /** An event type: `follow.created`, `session.revoked`, … */
 export type SignalEventType = SignalEvent['type'];
+/**
+ * A trading signal (`GET /providers/{id}/signals/{signalId}`) as this reader sees it: `content`
+ * (the terms after every update) is null, and each statement's `statement`, `signer` and
+ * `signature` are null, for a reader who may not see it yet (before `revealAt`, anyone but a
+ * follower or a `signals:read` key).
+ */
+export type Signal = CoreSignal;
+/** A signal's terms after every update, with `openPct` (100 minus every close, exact). */
+export type SignalContent = CoreSignalContent;
+/** `open`, `closed` (nothing left open), `cancelled` or `expired` (its `expiresAt` passed while open). */
+export type SignalStatus = CoreSignalStatus;
+/** One statement of a signal, in log order, with its commitment (hex SHA-256 of the statement). */
+export type SignalStatementView = CoreSignalStatementView;
+/** Where an accepted statement is in the log: `logIndex`, a signed `checkpoint` holding it, its inclusion `proof`. */
+export type SignalReceipt = CoreSignalReceipt;
+/** The answer of an open, update, close or cancel: the signal after it (with content) and the statement's receipt. */
+export type SignalStatementAnswer = CoreSignalStatementAnswer;
+/** A page of signals, newest first (`GET /providers/{id}/signals`, `GET /me/signals`); `nextCursor` null on the last. */
+export type SignalList = CoreSignalList;
+/** The data of a `signals.live` event: the statement's `type` and the signal after it. */
+export type SignalLiveEvent = CoreSignalLiveEvent;
+/**
+ * A key delegated to sign for a provider (`POST /providers/{id}/publisher-keys`); `logIndex` is
+ * always set in the delegation's answer (null in a list only before the next checkpoint).
+ */
+export type PublisherKey = CorePublisherKey;
+/** Result of a key's revocation (`POST /providers/{id}/publisher-keys/{key}/revoke`); idempotent. */
+export type PublisherKeyRevoked = CorePublisherKeyRevoked;

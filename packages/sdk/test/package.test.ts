@@ -80,6 +80,7 @@ import {
 import { evmSigner } from '@signal/sdk/evm';
 import { solanaSigner } from '@signal/sdk/solana';
 import { type Checkpoint, checkInclusionAnswer, openCheckpoint } from '@signal/sdk/log';
+import { createClient as createPublishingClient, ed25519StatementSigner, generateEd25519Key, type SignedStatement } from '@signal/sdk/publisher';
 import { Keypair } from '@solana/web3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 
@@ -110,11 +111,26 @@ export async function names(): Promise<string[]> {
   if (!checkInclusionAnswer(await client.log.inclusionProof(0, kept.size), kept)) return [];
   // @ts-expect-error sizes are numbers
   await client.log.consistencyProof('1', 2);
+  const signals = await client.signals.list(1, { status: ['open', 'closed'], limit: 5 });
+  const revealed: string | undefined = signals.items[0]?.content?.openPct;
+  // @ts-expect-error not a status
+  await client.signals.list(1, { status: ['pending'] });
+  const stop = client.signals.live((event, id) => console.log(event.type, event.signal.status, id), { providerIds: [1] });
+  stop();
+  const publisher = createPublishingClient({ baseUrl: 'https://api.example.com' }).publisher(1, evmSigner(account));
+  const opened = await publisher.open({ instrument: 'BTC-USD', side: 'long', entry: { type: 'market' }, stop: null, targets: ['99000'], sizePct: '2', expiresAt: null });
+  const prepared: SignedStatement<'signal.close'> = await publisher.prepare.close(opened.signal.id, '50');
+  const closedPct: string | undefined = (await publisher.send(prepared)).signal.content?.openPct;
+  const bot = await generateEd25519Key();
+  await publisher.delegateKey(bot, { expiresAt: new Date(Date.now() + 86_400_000) });
+  // @ts-expect-error a close needs its share
+  await publisher.close(opened.signal.id);
+  createPublishingClient({ baseUrl: 'https://api.example.com' }).publisher(1, ed25519StatementSigner(bot.secretKey));
   const stats = await client.providers.stats(1);
   const rate: number = stats.winRate;
   // @ts-expect-error description may be null
   const text: string = page.items[0]!.description;
-  return [String(rate), text, ...sessions.map((session) => session.id), ...page.items.map((provider) => provider.name.toUpperCase())];
+  return [String(rate), text, String(revealed), String(closedPct), ...sessions.map((session) => session.id), ...page.items.map((provider) => provider.name.toUpperCase())];
 }
 `;
 
@@ -155,10 +171,11 @@ export async function names(): Promise<string[]> {
       const evm = await import('@signal/sdk/evm');
       const solana = await import('@signal/sdk/solana');
       const log = await import('@signal/sdk/log');
-      console.log([typeof sdk.createClient, typeof evm.evmSigner, typeof solana.solanaSigner, typeof log.openCheckpoint].join(','));
+      const publisher = await import('@signal/sdk/publisher');
+      console.log([typeof sdk.createClient, typeof evm.evmSigner, typeof solana.solanaSigner, typeof log.openCheckpoint, typeof publisher.createPublisher].join(','));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
-    expect(out.toString().trim()).toBe('function,function,function,function');
+    expect(out.toString().trim()).toBe('function,function,function,function,function');
   });
 });
 
@@ -173,9 +190,10 @@ describe('browser bundle (esbuild, minified)', () => {
     expect(
       core.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|bs58|^node:|\(disabled\)/.test(input)),
     ).toEqual([]);
-    // Loaded on demand only: the event stream's reader (service.events.stream), about 0.8 KiB.
+    // Loaded on demand only: the subscriptions' reader (service.events.stream, client.signals.live),
+    // about 1.2 KiB (0.8 KiB before signals.live). The publisher is not reachable from here at all.
     expect(core.lazyInputs.filter((input) => !/event-stream/.test(input))).toEqual([]);
-    expect(core.lazyGzip).toBeLessThan(1024);
+    expect(core.lazyGzip).toBeLessThan(1.5 * 1024);
     // 7 KiB since Version 3 (the contract's new error codes and the user client's wallet methods);
     // 7.5 KiB since Version 4: client.log, the link message's account check, Version 4's codes.
     expect(core.gzip).toBeLessThan(7.5 * 1024);
@@ -195,6 +213,15 @@ describe('browser bundle (esbuild, minified)', () => {
     expect(solana.eagerInputs.some((input) => input.includes('tweetnacl'))).toBe(false);
     expect(solana.lazyInputs.some((input) => input.includes('tweetnacl'))).toBe(true);
     expect(solana.eagerInputs.some((input) => /viem|@solana\/web3/.test(input))).toBe(false);
+  });
+
+  it('the publisher: the client and the statement builder, no zod or Node built-ins, tweetnacl on demand, under 10 KiB gzip', () => {
+    const publisher = sizes['@signal/sdk/publisher']!;
+    expect(
+      publisher.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input)),
+    ).toEqual([]);
+    expect(publisher.lazyInputs.some((input) => input.includes('tweetnacl'))).toBe(true);
+    expect(publisher.gzip).toBeLessThan(10 * 1024);
   });
 
   it('the statement builder: canonical JSON without zod or Node built-ins, tweetnacl on demand, under 3 KiB gzip', () => {

@@ -4,7 +4,17 @@
  * and bad arguments do not compile.
  */
 import type { AppRouter } from '@signal/api';
-import type { ProviderFilterField, ProviderSortField } from '@signal/core';
+import type {
+  PublisherKey as CorePublisherKey,
+  PublisherKeyRevoked as CorePublisherKeyRevoked,
+  Signal as CoreSignal,
+  SignalList as CoreSignalList,
+  SignalLiveEvent as CoreSignalLiveEvent,
+  SignalStatementAnswer as CoreSignalStatementAnswer,
+  ProviderFilterField,
+  ProviderSortField,
+} from '@signal/core';
+import type { StatementType as CoreStatementType } from '@signal/core/statements';
 import {
   type ActiveSession,
   type ActiveSessionPage,
@@ -20,8 +30,12 @@ import {
   type ProviderPage,
   type ProviderSortBy,
   type Session,
+  type Signal,
   type SignalApiError,
   type SignalErrorCode,
+  type SignalList,
+  type SignalLiveEvent,
+  type SignalStatementAnswer,
   type SignOutResult,
   type SignOutScope,
   type SortOrder,
@@ -29,6 +43,12 @@ import {
   type User,
 } from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
+import {
+  createClient as createPublishingClient,
+  type PublisherKey,
+  type PublisherKeyRevoked,
+  type StatementType,
+} from '@signal/sdk/publisher';
 import { solanaSigner } from '@signal/sdk/solana';
 import type { ContractProvider } from '@signal/test-support/contract';
 import { Keypair } from '@solana/web3.js';
@@ -130,6 +150,30 @@ describe('results are typed', () => {
       serverConfirmed: boolean;
       error?: SignalApiError;
     }>();
+  });
+
+  it("signals: the types are those of core's one zod schema per wire type, flattened", () => {
+    expectTypeOf<Signal>().toEqualTypeOf<CoreSignal>();
+    expectTypeOf<SignalList>().toEqualTypeOf<CoreSignalList>();
+    expectTypeOf<SignalLiveEvent>().toEqualTypeOf<CoreSignalLiveEvent>();
+    expectTypeOf<SignalStatementAnswer>().toEqualTypeOf<CoreSignalStatementAnswer>();
+    expectTypeOf<PublisherKey>().toEqualTypeOf<CorePublisherKey>();
+    expectTypeOf<PublisherKeyRevoked>().toEqualTypeOf<CorePublisherKeyRevoked>();
+    expectTypeOf<StatementType>().toEqualTypeOf<CoreStatementType>();
+    expectTypeOf(client.signals.get).returns.resolves.toEqualTypeOf<Signal>();
+    expectTypeOf(client.signals.list).returns.resolves.toEqualTypeOf<SignalList>();
+    expectTypeOf(client.signals.mine).returns.resolves.toEqualTypeOf<SignalList>();
+    const publisher = createPublishingClient({ baseUrl: 'http://127.0.0.1:1' }).publisher(1, {
+      signerId: async () => 'ed25519:x',
+      sign: async () => 'x',
+    });
+    expectTypeOf(publisher.open).returns.resolves.toEqualTypeOf<SignalStatementAnswer>();
+    expectTypeOf(publisher.cancel).returns.resolves.toEqualTypeOf<SignalStatementAnswer>();
+    expectTypeOf(publisher.delegateKey).returns.resolves.toEqualTypeOf<PublisherKey>();
+    expectTypeOf(publisher.revokeKey).returns.resolves.toEqualTypeOf<PublisherKeyRevoked>();
+    // The key routes' answers are the router's too.
+    expectTypeOf<PublisherKey>().toEqualTypeOf<Outputs['publisherKeys']['delegate']>();
+    expectTypeOf<PublisherKeyRevoked>().toEqualTypeOf<Outputs['publisherKeys']['revoke']>();
   });
 
   it('errors carry the contract code union plus NETWORK_ERROR', () => {
