@@ -14,6 +14,7 @@ import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { handlersInFlight, responseClass, type StreamHandler } from './http/handler.js';
 import { seedDemoSignals } from './ops/demo-signals.js';
 import { type EventRelay, relayMetrics, startEventRelay } from './ops/event-relay.js';
+import { type LiveBus, startLiveBus } from './ops/live-bus.js';
 import { type Maintenance, startMaintenance } from './ops/maintenance.js';
 import { webhookMetrics } from './ops/webhook-metrics.js';
 import { startWebhookWorker, type WebhookWorker, webhookWarnings } from './ops/webhook-worker.js';
@@ -52,6 +53,7 @@ export function createServer(options: ServerOptions) {
   let closing = false;
   let webhooks: WebhookWorker | undefined;
   let relay: EventRelay | undefined;
+  let liveBus: LiveBus | undefined;
   let streams: StreamHandler | undefined;
   const inFlight = handlersInFlight();
 
@@ -128,6 +130,26 @@ export function createServer(options: ServerOptions) {
     if (config.eventBusUrl) {
       relay = startEventRelay(services, pump, config.eventBusUrl);
       if (metrics) relayMetrics(metrics, services, relay);
+      const { live } = built;
+      const sequencer = services.logSequencer;
+      const bus = startLiveBus({
+        url: config.eventBusUrl,
+        subjectPrefix: config.eventBusSubjectPrefix,
+        log: services.log,
+        known: () => live.size(),
+        wake: () => sequencer.kick(),
+      });
+      liveBus = bus;
+      metrics?.counter(
+        'signal_live_bus_received',
+        'Signal events this server’s live hub received from the event bus, since it started',
+        () => bus.received,
+      );
+      metrics?.counter(
+        'signal_live_bus_wakeups',
+        'Signal events from the event bus that woke this server’s live hub before its database poll did, since it started',
+        () => bus.wakeups,
+      );
     }
     return { url, port, services, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}) };
   }
@@ -167,6 +189,8 @@ export function createServer(options: ServerOptions) {
     await webhooksStopped;
     await maintenance?.stop();
     await relay?.stop();
+    await liveBus?.stop();
+    await built?.live.stop();
     built?.pump.stop();
     await services?.logSequencer.stop();
     await built?.keyUsage.flush();

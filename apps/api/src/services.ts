@@ -22,6 +22,8 @@ import { trpcStreamHandler } from './http/trpc-stream.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { eventMetrics } from './ops/event-metrics.js';
 import { type FeedPump, startFeedPump } from './ops/feed-pump.js';
+import { liveEventReader } from './ops/live-events.js';
+import { liveMetrics, type StartedLiveHub, startLiveHub } from './ops/live-hub.js';
 import { createLogSequencer } from './ops/log-sequencer.js';
 import { createLogger, withUrlRedaction } from './ops/logger.js';
 import { answerScrape, createMetrics, type Metrics, replicaMetrics } from './ops/metrics.js';
@@ -31,7 +33,7 @@ import { docsRoutes } from './pages/docs.js';
 import { LOG_TILE_PREFIX, logFileRoutes } from './pages/log-files.js';
 import { webRoutes } from './pages/web.js';
 import { cachePolicies, cacheReads } from './procedures/cache-policy.js';
-import { contextFactory, type Services } from './procedures/context.js';
+import { contextFactory, type LiveHub, type Services } from './procedures/context.js';
 import { openReadReplica } from './procedures/read-replica.js';
 import { appRouter } from './procedures/routers/index.js';
 import { signInDomainWarning } from './procedures/sign-in.js';
@@ -58,6 +60,8 @@ export interface BuiltServices {
   pump: FeedPump;
   /** lastUsedAt gathered for services.keyUsage, flushed at stop. */
   keyUsage: ServiceKeyUsage;
+  /** The process's live hub (signals.live), which services.live is; stopped by the server's stop. */
+  live: StartedLiveHub;
 }
 
 /** Opens the database (migrated, seeded when asked) and builds every service on it. */
@@ -129,17 +133,26 @@ export async function createServices(options: ServiceOptions): Promise<BuiltServ
       log,
       evmChain,
       feed: pump,
-      streams: createStreamSlots(config.streamsPerCredential),
+      streams: createStreamSlots({
+        perCredential: config.streamsPerCredential,
+        perAddress: config.streamsPerAddress,
+        total: config.streamsMax,
+      }),
+      // Set once the rest is built (the hub reads through the services): just below.
+      live: undefined as unknown as LiveHub,
       keyUsage,
       logSequencer,
       ...(metrics ? { metrics } : {}),
       ...(replica ? { replica } : {}),
     };
+    const live = startLiveHub(services, liveEventReader(services));
+    services.live = live;
     if (metrics) {
+      liveMetrics(metrics, live);
       eventMetrics(metrics, services);
       if (replica) replicaMetrics(metrics, replica);
     }
-    return { services, pump, keyUsage, ...(metrics ? { metrics } : {}) };
+    return { services, pump, keyUsage, live, ...(metrics ? { metrics } : {}) };
   } catch (error) {
     await replica?.close().catch(() => {});
     await database.close().catch(() => {});

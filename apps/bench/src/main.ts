@@ -59,6 +59,7 @@ import {
 } from './instructions.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
+import { judgeLive, LIVE_KEYS, liveRows } from './live-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {
@@ -615,6 +616,16 @@ async function main() {
     log,
   }))
     rows.set(key, value);
+  for (const [key, value] of await liveRows({
+    spec: (url) => ({
+      ...apiSpec(catalogue, privateKeyPem),
+      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+    }),
+    wanted,
+    quick,
+    log,
+  }))
+    rows.set(key, value);
 
   const order = [
     'mix',
@@ -628,6 +639,7 @@ async function main() {
     FEED_KEY,
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
+    ...LIVE_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -656,6 +668,7 @@ async function main() {
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
       ...judgeLogReads(rows),
+      ...judgeLive(rows),
       ...judgeOperator(rows, result.operator),
     ],
   };

@@ -8,6 +8,7 @@ import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
 import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
 import { LOG_READ_KEYS } from './log-read-rows.js';
+import { LIVE_KEYS } from './live-rows.js';
 import { LOG_KEYS } from './log-rows.js';
 import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
@@ -31,6 +32,7 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
   { title: 'the public log', file: 'log-rows.ts', keys: LOG_KEYS },
   { title: "the public log's reads", file: 'log-read-rows.ts', keys: LOG_READ_KEYS },
+  { title: 'live signals', file: 'live-rows.ts', keys: LIVE_KEYS },
   {
     title: 'with `--instructions`',
     file: 'instructions.ts',

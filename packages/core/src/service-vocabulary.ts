@@ -12,6 +12,7 @@ export const SCOPES = [
   'followers:read',
   'events:read',
   'webhooks:manage',
+  'signals:read',
 ] as const;
 export const ScopeSchema = z.enum(SCOPES).describe('A service key scope');
 export type Scope = z.infer<typeof ScopeSchema>;

@@ -15,6 +15,7 @@ export * from './event-relay.queries.js';
 export * from './events.queries.js';
 export * from './follow.queries.js';
 export * from './idempotency.queries.js';
+export * from './live.queries.js';
 export * from './log.queries.js';
 export * from './log-sequencer.js';
 export * from './log-tile-cache.js';

@@ -8,7 +8,8 @@
  *    HTTP status (401, 403, 429, 400) with the error in tRPC's JSON, as every other `/trpc` error
  *    (CONTRACT.md, Version 4: "never 200 with an error event"; a browser's EventSource fails on
  *    a non-200 answer and does not reconnect, where after a 200 it would reconnect forever).
- * 2. The stream: the iterator the procedure returned is written by tRPC's own SSE producer
+ * 2. The stream: a DirectStream (signals.live, wire/direct-stream.ts) writes itself to the
+ *    response, in tRPC's framing; any other iterator the procedure returned is written by tRPC's own SSE producer
  *    (@trpc/server's node adapter, a web Request and Response per stream, not per event), over a
  *    router of the same paths whose procedures hand that iterator on, with the app's error
  *    format and SSE settings; so the procedure is not run twice. A later error (a key revoked
@@ -24,6 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AnyRouter, callTRPCProcedure, getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { procedureAt } from '../fast-path/run-procedure.js';
+import { isDirectStream, writeDirectStream } from '../wire/direct-stream.js';
 import { toWireError, type WireError } from '../wire/errors.js';
 import { sendTrpcError } from '../wire/trpc-errors.js';
 import { mayGiveWay } from './connection-limits.js';
@@ -71,6 +73,11 @@ export function trpcStreamHandler({ router, createContext, onError }: TrpcStream
         open.delete(res);
         ordinaryAgain();
       });
+      // A stream that writes its own events (signals.live): handed the response.
+      if (isDirectStream(iterator)) {
+        await Promise.race([writeDirectStream(iterator, res), closed]);
+        return;
+      }
       await Promise.race([
         nodeHTTPRequestHandler({
           router: admitted,

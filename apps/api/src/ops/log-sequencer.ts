@@ -7,7 +7,9 @@
  * - keeps the newest checkpoint it has seen, never an older one: what this server serves, so the
  *   sizes one server shows never go down;
  * - wakes, in memory, the appenders waiting for their entry to be in a signed checkpoint
- *   (`waitFor`): one query per pass for all of them, none per request.
+ *   (`waitFor`): one query per pass for all of them, none per request;
+ * - tells the live hub (live-hub.ts) when the served checkpoint grows (`onAdvance`): the one
+ *   wake-up per process of `signals.live`, whichever server sequenced the entries.
  * No LISTEN/NOTIFY and no session lock: both are lost behind a transaction-mode pooler.
  */
 import type { NoteSigner } from '@signal/core/log';
@@ -38,6 +40,7 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
   /** The size the last lookup covered. */
   let lookedUpTo = 0;
   let foreignKeyLogged = false;
+  const listeners: ((size: number) => void)[] = [];
 
   const sign = (size: number, rootHash: Uint8Array) => ({
     checkpoint: signCheckpoint({ origin: signer.name, size, rootHash }, signer),
@@ -46,7 +49,10 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
 
   /** Only ever forward: a server never serves an older checkpoint than one it served. */
   const observe = (size: number, note: string | null) => {
-    if (note !== null && (!served || size > served.size)) served = { size, note };
+    if (note !== null && (!served || size > served.size)) {
+      served = { size, note };
+      for (const listener of listeners) listener(size);
+    }
   };
 
   const settle = (acceptanceId: number, inclusion: LogInclusion | undefined) => {
@@ -127,6 +133,9 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
     checkpoint: () => served,
     kick() {
       if (!stopped) void run();
+    },
+    onAdvance(listener) {
+      listeners.push(listener);
     },
     waitFor(acceptance, { maxWaitMs, signal }) {
       if (stopped || signal?.aborted) return Promise.resolve(undefined);

@@ -36,12 +36,37 @@ export interface FeedTail {
   ): Promise<TailPage | 'stopped'>;
 }
 
-/** Open subscriptions per credential in this process (stream-slots.ts). */
+/** Open subscriptions per credential, per client address and in all, in this process (stream-slots.ts). */
 export interface StreamSlots {
-  /** A slot for `credential` and its release (idempotent); undefined when it holds them all. */
-  take(credential: string): (() => void) | undefined;
+  /**
+   * A slot for `credential` from `address` and its release (idempotent); the bound it would pass
+   * instead (STREAMS_PER_CREDENTIAL, STREAMS_PER_ADDRESS, STREAMS_MAX) when the slot is not free.
+   */
+  take(credential: string, address: string): (() => void) | 'credential' | 'address' | 'total';
   /** Slots held now, over every credential. */
   open(): number;
+}
+
+/** Who a `signals.live` stream is for: a user (the providers it follows) or a `signals:read` key. */
+export type LiveReader = { kind: 'user'; userId: number; sessionId: string } | { kind: 'key'; keyId: string };
+
+/** A `signals.live` stream as its admission settled it (procedures/signal-live.ts). */
+export interface LiveSubscription {
+  reader: LiveReader;
+  /** `providerIds`: only these (a user's among those it follows); undefined = every one it may see. */
+  providerIds: readonly number[] | undefined;
+  /** A user's followed providers when admitted (the hub keeps them current from the feed). */
+  follows: readonly number[] | undefined;
+  /** The stream carries the entries after this log index (-1: from the first). */
+  after: number;
+  /** A key's: rechecked every while; throws the error that ends the stream (key revoked, scope gone). */
+  recheck?: () => Promise<void>;
+}
+
+/** The process's live hub (ops/live-hub.ts), declared here as procedures/ never imports ops/. */
+export interface LiveHub {
+  /** Writes the stream to `res` until it ends (the client leaves, a bound, the server's stop). */
+  serve(res: ServerResponse, subscription: LiveSubscription): Promise<void>;
 }
 
 /** Gathers service keys' lastUsedAt for a batched write (ops/service-key-usage.ts). */
@@ -70,6 +95,8 @@ export interface LogSequencer {
   checkpoint(): ServedCheckpoint | undefined;
   /** A pass as soon as possible: call it once a transaction that appended has committed. */
   kick(): void;
+  /** Calls `listener` with the new size each time the served checkpoint grows (the live hub). */
+  onAdvance(listener: (size: number) => void): void;
   /**
    * Resolves once the entry accepted as `acceptance` is in a signed checkpoint; undefined after
    * `maxWaitMs`, when `signal` aborts or when the sequencer stops. Call it after the appending
@@ -108,8 +135,10 @@ export interface Services {
   replica?: ReadReplica;
   /** The feed's tail, kept by the process's feed pump (ops/feed-pump.ts): what events.stream reads. */
   feed: FeedTail;
-  /** Open subscriptions per credential (STREAMS_PER_CREDENTIAL): stream-slots.ts. */
+  /** Open subscriptions per credential, per address and in all (STREAMS_*): stream-slots.ts. */
   streams: StreamSlots;
+  /** Where `signals.live` streams are served from (ops/live-hub.ts). */
+  live: LiveHub;
   /** Where a live key's use is noted (lastUsedAt, written in batches). */
   keyUsage: KeyUsage;
   /** The public log's sequencer, its served checkpoint, and waiting for an entry's (ops/log-sequencer.ts). */

@@ -2,7 +2,10 @@
  * Streams are bounded (CONTRACT.md, Version 4, "Changes to earlier versions"): at most
  * STREAMS_PER_CREDENTIAL open subscriptions per key or user on a server; one more is refused
  * with 429 RATE_LIMITED (tRPC's TOO_MANY_REQUESTS) before its stream starts (http/trpc-stream.ts
- * answers a refusal as JSON with its status). Every subscription takes its slot through
+ * answers a refusal as JSON with its status). Beside it (issue 41), STREAMS_PER_ADDRESS per
+ * client address (429 too: many users behind one address cannot take the process's streams) and
+ * STREAMS_MAX in the process (503 SERVICE_UNAVAILABLE with Retry-After: this server is full,
+ * another may not be). `0` turns either off. Every subscription takes its slot through
  * `holdStreamSlot` after its credential is admitted (events.stream, and signals.live the same
  * way), so the bound needs no list of routes.
  *
@@ -11,29 +14,48 @@
  * that never started has no `finally` to run), or a refusal after the slot was taken.
  */
 import { DomainError } from '@signal/core';
+import { rateLimitKey, requestAddress } from '../wire/client-address.js';
 import type { StreamSlots } from './context.js';
 import { middleware } from './trpc.js';
 
 /** Before a client tries again: a slot frees when one of its streams ends, which it knows of itself. */
 const RETRY_AFTER_SECONDS = 10;
 
-export function createStreamSlots(perCredential: number): StreamSlots {
-  const open = new Map<string, number>();
+export interface StreamBounds {
+  perCredential: number;
+  /** 0: none. */
+  perAddress: number;
+  /** 0: none. */
+  total: number;
+}
+
+export function createStreamSlots(bounds: StreamBounds): StreamSlots {
+  const byCredential = new Map<string, number>();
+  const byAddress = new Map<string, number>();
+  let total = 0;
+  const decrement = (counts: Map<string, number>, name: string) => {
+    const left = (counts.get(name) ?? 1) - 1;
+    if (left > 0) counts.set(name, left);
+    else counts.delete(name);
+  };
   return {
-    take(credential) {
-      const count = open.get(credential) ?? 0;
-      if (count >= perCredential) return undefined;
-      open.set(credential, count + 1);
+    take(credential, address) {
+      if (bounds.total > 0 && total >= bounds.total) return 'total';
+      if (bounds.perAddress > 0 && (byAddress.get(address) ?? 0) >= bounds.perAddress) return 'address';
+      if ((byCredential.get(credential) ?? 0) >= bounds.perCredential) return 'credential';
+      byCredential.set(credential, (byCredential.get(credential) ?? 0) + 1);
+      byAddress.set(address, (byAddress.get(address) ?? 0) + 1);
+      total += 1;
       let held = true;
       return () => {
         if (!held) return;
         held = false;
-        const left = (open.get(credential) ?? 1) - 1;
-        if (left > 0) open.set(credential, left);
-        else open.delete(credential);
+        total -= 1;
+        decrement(byCredential, credential);
+        decrement(byAddress, address);
       };
     },
-    open: () => [...open.values()].reduce((sum, count) => sum + count, 0),
+    open: () => total,
   };
 }
 
@@ -52,8 +74,22 @@ function credentialOf(ctx: object): string {
  */
 export const holdStreamSlot = middleware(async ({ ctx, next, signal }) => {
   const { streams, config } = ctx.services;
-  const release = streams.take(credentialOf(ctx));
-  if (!release) {
+  const release = streams.take(credentialOf(ctx), rateLimitKey(requestAddress(ctx)));
+  if (release === 'total') {
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      `This server holds its ${config.streamsMax} streams (STREAMS_MAX); retry in ${RETRY_AFTER_SECONDS} s, or on another server`,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
+  }
+  if (release === 'address') {
+    throw new DomainError(
+      'RATE_LIMITED',
+      `At most ${config.streamsPerAddress} streams may be open at once from one address (STREAMS_PER_ADDRESS); close one, or retry in ${RETRY_AFTER_SECONDS} s`,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
+  }
+  if (release === 'credential') {
     const limit = config.streamsPerCredential;
     throw new DomainError(
       'RATE_LIMITED',

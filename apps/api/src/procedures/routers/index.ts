@@ -11,6 +11,7 @@ import { providersRouter } from './providers.router.js';
 import { publisherKeysRouter } from './publisher-keys.router.js';
 import { publishersRouter } from './publishers.router.js';
 import { sessionsRouter } from './sessions.router.js';
+import { signalLiveRouter } from './signal-live.router.js';
 import { walletsRouter } from './wallets.router.js';
 import { webhooksRouter } from './webhooks.router.js';
 
@@ -27,6 +28,7 @@ export const appRouter = router({
   log: logRouter,
   publishers: publishersRouter,
   publisherKeys: publisherKeysRouter,
+  signals: signalLiveRouter,
 });
 
 /**
