@@ -1,23 +1,22 @@
 /**
- * New signals of the providers the user follows, as they are published: the API's
- * `signals.live` subscription through the SDK (`client.signals.live`), which resumes after the
- * last log index it handed out when the connection drops.
+ * New statements of the followed providers' signals as they are published: the API's
+ * `signals.live` subscription through the SDK (`client.signals.live`), resumed right after the
+ * newest statement the page already shows (`lastEventId`, a log index), so nothing published
+ * between the list's read and the stream's start is missed; a dropped connection resumes by
+ * itself after the last event handed out.
  */
-import type { SignalClient } from '@signal/sdk';
-import type { Signal, StatementType } from './signals';
+import type { SignalClient, SignalLiveEvent } from '@signal/sdk';
 
-export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
+export type LiveState = 'listening' | 'stopped';
 
-export interface LiveSignal {
-  type: StatementType;
-  signal: Signal;
-}
-
-export async function watchSignals(
-  _client: SignalClient,
-  _onSignal: (event: LiveSignal) => void,
-  onState: (state: LiveState) => void,
-  _signal: AbortSignal,
-): Promise<void> {
-  onState('unavailable');
+export function watchSignals(
+  client: SignalClient,
+  after: number | undefined,
+  onSignal: (event: SignalLiveEvent) => void,
+  onStopped: (error: unknown) => void,
+): () => void {
+  return client.signals.live((event) => onSignal(event), {
+    ...(after === undefined ? {} : { lastEventId: String(after) }),
+    onError: onStopped,
+  });
 }

@@ -1,22 +1,13 @@
 /**
- * The publisher's side: statements built by the SDK (`@signal/sdk/statements`: RFC 8785
- * canonical JSON, opaque ids, 128-bit salts), signed by the connected wallet (personal_sign for
- * EVM, signMessage for Solana: the SDK's sign-in signer, as `walletStatementSigner` wraps it),
- * and POSTed to the statement routes. What a refusal means, in words.
+ * The publisher's side: the SDK's publisher (`createPublisher` of `@signal/sdk/publisher`, the
+ * publisher of `client.publisher(providerId, signer)`, loaded with this page only) builds each
+ * statement (RFC 8785 canonical JSON, an opaque id, a 128-bit salt), has the connected wallet sign
+ * it (personal_sign for EVM, signMessage for Solana: the sign-in signer) and sends it, retrying
+ * the same signed bytes when an answer is lost. What a refusal means, in words.
  */
-import { isSignalApiError, type Signer } from '@signal/sdk';
-import {
-  cancelStatement,
-  closeStatement,
-  openStatement,
-  type SignalChanges,
-  type SignalTerms,
-  signStatement,
-  updateStatement,
-  walletStatementSigner,
-} from '@signal/sdk/statements';
-import { describeProblem, isUserRejection } from './api';
-import { logOrigin, postStatement, type StatementAnswer } from './signals';
+import { isSignalApiError, type SignalStatementAnswer, type Signer } from '@signal/sdk';
+import { createPublisher, type SignalChanges, type SignalTerms } from '@signal/sdk/publisher';
+import { API_URL, describeProblem, isUserRejection } from './api';
 
 export type Change =
   | { type: 'update'; changes: SignalChanges }
@@ -30,35 +21,22 @@ export interface PublisherWallet {
   signer: Signer;
 }
 
-let origin: Promise<string> | undefined;
-/** The log's name (`LOG_ORIGIN`), which every statement carries; read once. */
-const logName = () => {
-  origin ??= logOrigin().catch((error) => {
-    origin = undefined;
-    throw error;
-  });
-  return origin;
-};
+const publisherFor = (wallet: PublisherWallet, providerId: number) =>
+  createPublisher({ baseUrl: API_URL, providerId, signer: wallet.signer });
 
-export async function openSignal(wallet: PublisherWallet, provider: number, terms: SignalTerms) {
-  const built = openStatement({ log: await logName(), provider }, terms);
-  return postStatement(provider, await signStatement(built, walletStatementSigner(wallet.signer)));
-}
+export const openSignal = (wallet: PublisherWallet, provider: number, terms: SignalTerms) =>
+  publisherFor(wallet, provider).open(terms);
 
-export async function changeSignal(
+export function changeSignal(
   wallet: PublisherWallet,
   provider: number,
   signal: string,
   change: Change,
-): Promise<StatementAnswer> {
-  const scope = { log: await logName(), provider };
-  const built =
-    change.type === 'update'
-      ? updateStatement(scope, signal, change.changes)
-      : change.type === 'close'
-        ? closeStatement(scope, signal, change.closePct)
-        : cancelStatement(scope, signal);
-  return postStatement(provider, await signStatement(built, walletStatementSigner(wallet.signer)), signal);
+): Promise<SignalStatementAnswer> {
+  const publisher = publisherFor(wallet, provider);
+  if (change.type === 'update') return publisher.update(signal, change.changes);
+  if (change.type === 'close') return publisher.close(signal, change.closePct);
+  return publisher.cancel(signal);
 }
 
 /** What a refused or failed statement means for the person who signed it. */
@@ -86,7 +64,7 @@ export function describePublishProblem(error: unknown): string {
 }
 
 /** The sentence that says where the statement went: the log entry and the checkpoint holding it. */
-export function receiptLine(answer: StatementAnswer): string {
+export function receiptLine(answer: SignalStatementAnswer): string {
   const size = answer.receipt.checkpoint.split('\n')[1] ?? '?';
   return `log entry ${answer.receipt.logIndex}, in the signed checkpoint of ${size} entries`;
 }

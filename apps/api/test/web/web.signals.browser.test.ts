@@ -42,7 +42,9 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     (await call(api, 'GET', `/providers/${id}/signals?limit=100`, token ? { token } : {})).body.items as SignalJson[];
   const followerToken = async () =>
     (
-      JSON.parse((await follower.evaluate((key) => (globalThis as any).localStorage.getItem(key), TOKEN_KEY)) ?? 'null') as {
+      JSON.parse(
+        (await follower.evaluate((key) => (globalThis as any).localStorage.getItem(key), TOKEN_KEY)) ?? 'null',
+      ) as {
         token: string;
       }
     ).token;

@@ -3,7 +3,7 @@
  * note) and change an open one (new stop, targets or note; close a share; cancel). Values are
  * sent as typed, as exact decimals; the API says what it refuses, and the page shows it.
  */
-import type { SignalTerms } from '@signal/sdk/statements';
+import type { SignalTerms } from '@signal/sdk/publisher';
 import { type FormEvent, useState } from 'react';
 import type { Change } from '../publishing';
 

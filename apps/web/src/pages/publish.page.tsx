@@ -4,7 +4,7 @@
  * Wallet Standard for Solana: wallet-discovery.ts, as for sign-in); each action is one
  * statement it signs (publishing.ts). No sign-in: the signature is the credential.
  */
-import type { SignalTerms } from '@signal/sdk/statements';
+import type { SignalTerms } from '@signal/sdk/publisher';
 import { useEffect, useState } from 'react';
 import { SignalCard, useNow } from '../components/signal-card';
 import { ChangeSignalForm, OpenSignalForm } from '../components/signal-form';
@@ -20,7 +20,7 @@ import {
 } from '../publishing';
 import { providerHref } from '../router';
 import { useSession } from '../session';
-import { listPublishers, listSignals, type Signal } from '../signals';
+import { listPublishers, type Signal } from '../signals';
 import { useAsync } from '../use-async';
 import { onWalletsChanged } from '../wallet-discovery';
 import { CHAIN_LABEL, installedWallets, shortWallet, signerOf } from '../wallets';
@@ -72,7 +72,7 @@ function WalletPicker({ onConnect, busy }: { onConnect: (wallet: PublisherWallet
 export function PublishPage({ id }: { id: number }) {
   const { client } = useSession();
   const provider = useAsync(() => Promise.all([client.providers.get(id), listPublishers(id)]), [client, id]);
-  const signals = useAsync(() => listSignals(client, id, undefined, 100), [client, id]);
+  const signals = useAsync(() => client.signals.list(id, { status: 'open', limit: 100 }), [client, id]);
   const [wallet, setWallet] = useState<PublisherWallet>();
   const [busy, setBusy] = useState<string>();
   const [outcome, setOutcome] = useState<Outcome>();
@@ -88,7 +88,7 @@ export function PublishPage({ id }: { id: number }) {
     );
   }
   const [details, publishers] = provider.state.data;
-  const current = publishers.items.filter((publisher) => publisher.removedAt === null);
+  const current = publishers.filter((publisher) => publisher.removedAt === null);
   const allowed = wallet && current.some((publisher) => sameWallet(publisher.wallet, wallet.address));
 
   const act = async (key: string, run: () => Promise<string>) => {

@@ -4,43 +4,39 @@
  * a statement of a followed provider moves its signal to the top, highlighted, with no reload.
  */
 import { useEffect, useRef, useState } from 'react';
+import { describeProblem } from '../api';
 import { SignalCard, useNow } from '../components/signal-card';
 import { SignedInPage } from '../components/signed-in-page';
 import { Empty, ErrorPanel, Loading } from '../components/states';
 import { type LiveState, watchSignals } from '../live-signals';
 import { catalogueHref, DEFAULT_VIEW, providerHref } from '../router';
 import { useSession } from '../session';
-import { mySignals, type Signal } from '../signals';
+import { lastLogIndex, type Signal } from '../signals';
 import { useAsync } from '../use-async';
-
-const LIVE_LABEL: Record<LiveState, string> = {
-  connecting: 'Connecting to the live stream…',
-  live: 'Live: new signals appear here as they are published.',
-  reconnecting: 'Reconnecting to the live stream…',
-  unavailable: 'The live stream is not available on this server: reload for new signals.',
-};
 
 function Feed() {
   const { client, authed, followed } = useSession();
-  const { state, reload } = useAsync(() => authed((active) => mySignals(active, 50)), [client]);
+  const { state, reload } = useAsync(() => authed((active) => active.signals.mine({ limit: 50 })), [client]);
   const [live, setLive] = useState<Signal[]>([]);
-  const [liveState, setLiveState] = useState<LiveState>('connecting');
+  const [stopped, setStopped] = useState<string>();
   const fresh = useRef(new Set<string>());
   const now = useNow();
+  const loaded = state.status === 'ready' ? state.data.items : undefined;
 
+  // Once the list is read: the stream from right after its newest statement.
   useEffect(() => {
-    const stop = new AbortController();
-    watchSignals(
+    if (!loaded) return;
+    setStopped(undefined);
+    return watchSignals(
       client,
+      lastLogIndex(loaded),
       (event) => {
         fresh.current.add(event.signal.id);
         setLive((known) => [event.signal, ...known.filter((signal) => signal.id !== event.signal.id)]);
       },
-      setLiveState,
-      stop.signal,
+      (error) => setStopped(describeProblem(error).detail),
     );
-    return () => stop.abort();
-  }, [client]);
+  }, [client, loaded]);
 
   if (state.data === undefined) {
     return state.status === 'error' ? (
@@ -51,10 +47,13 @@ function Feed() {
   }
   const seen = new Set(live.map((signal) => signal.id));
   const signals = [...live, ...state.data.items.filter((signal) => !seen.has(signal.id))];
+  const liveState: LiveState = stopped ? 'stopped' : 'listening';
   return (
     <>
       <p className={`live-state live-${liveState}`} data-testid="live-state" data-state={liveState} role="status">
-        {LIVE_LABEL[liveState]}
+        {stopped
+          ? `The live stream stopped: ${stopped} Reload for new signals.`
+          : 'Live: new signals and changes of the providers you follow appear here as they are published.'}
       </p>
       {signals.length === 0 ? (
         <Empty title={followed && followed.size === 0 ? 'You follow nobody yet' : 'No signals yet'}>
