@@ -35,6 +35,8 @@ export type { Database } from './schema.js';
 export { type SeedResult, seedDemoCatalogue } from './seed.js';
 export * from './service-key.queries.js';
 export * from './session.queries.js';
+export * from './signal.queries.js';
+export * from './signal-read.queries.js';
 export * from './user.queries.js';
 export * from './wallet.queries.js';
 export * from './webhook.queries.js';

@@ -8,8 +8,9 @@
  *    pending entries in acceptance order;
  * 3. give them the indexes from the locked row's size on, hash them into the right-edge tiles
  *    and compute the new root (the core library's appendLeaves, which needs only the right edge);
- * 4. insert the entries, write the changed tiles, sign the checkpoint, update the state row and
- *    delete exactly the pending rows it took; commit.
+ * 4. insert the entries, write the changed tiles, stamp the signal statements among them with
+ *    their index and write their events (signal.queries.ts, `placeSignalStatements`), sign the
+ *    checkpoint, update the state row and delete exactly the pending rows it took; commit.
  *
  * A server killed anywhere in it rolls all of it back (PostgreSQL ends the dead connection's
  * transaction): the pending rows are still there, the next run takes them. Each run extends
@@ -19,6 +20,7 @@ import { appendLeaves, leafHash, rightEdgeTiles, tileHashes } from '@signal/core
 import { type Kysely, sql } from 'kysely';
 import { readLogTiles } from './log.queries.js';
 import type { Database } from './schema.js';
+import { placeSignalStatements } from './signal.queries.js';
 
 /** Signs a checkpoint over (size, root): the note's text, and the verifier key that checks it. */
 export type CheckpointSigner = (size: number, root: Uint8Array) => { checkpoint: string; verifierKey: string };
@@ -91,6 +93,8 @@ export async function integrateLogEntries(
           ${changed.map((c) => hex(c.data))}::text[]) as t (level, idx, hex)
         on conflict (level, idx) do update set hashes = excluded.hashes
       `.execute(trx);
+      // Signal statements learn their index, and their events are written, with the tree.
+      await placeSignalStatements(trx, size);
     }
     const { checkpoint, verifierKey } = options.sign(newSize, root);
     await sql`

@@ -112,12 +112,14 @@ export interface StatementRecording {
   answer: unknown;
   receivedAt: Date;
   entry: Uint8Array;
-  event: EventDraft;
+  /** The event, written with the change; none for a signal statement (its event waits for the log index: signal.queries.ts). */
+  event?: EventDraft;
 }
 
-async function recordStatement(trx: Kysely<Database>, recording: StatementRecording): Promise<LogAcceptance> {
+/** The log entry, the event and the retry record of an accepted statement, in `trx`. */
+export async function recordStatement(trx: Kysely<Database>, recording: StatementRecording): Promise<LogAcceptance> {
   const acceptance = await appendLogEntry(trx, recording.entry);
-  await appendEvents(trx, [recording.event]);
+  if (recording.event) await appendEvents(trx, [recording.event]);
   await sql`
     insert into signed_statements (digest, provider_id, type, answer, acceptance_id, min_index, received_at)
     values (${recording.digest}, ${recording.providerId}, ${recording.type}, ${JSON.stringify(recording.answer)}::jsonb,

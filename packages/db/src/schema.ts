@@ -248,6 +248,35 @@ export interface PublisherKeysTable {
   revoke_min_index: number | null;
 }
 
+/** Signals by (provider, the open's id) (migration 0019): the state the write checks need. */
+export interface SignalsTable {
+  provider_id: number;
+  id: string;
+  published_at: Timestamp;
+  reveal_at: Timestamp;
+  expires_at: NullableTimestamp;
+  status: 'open' | 'closed' | 'cancelled';
+  open_pct: string;
+  open_acceptance_id: number;
+  open_log_index: number | null;
+}
+
+/** Every accepted signal statement, whole (migration 0019). */
+export interface SignalStatementsTable {
+  provider_id: number;
+  id: string;
+  signal_id: string;
+  type: string;
+  statement: string;
+  signer: string;
+  signature: string;
+  commitment: string;
+  received_at: Timestamp;
+  acceptance_id: number;
+  min_index: number;
+  log_index: number | null;
+}
+
 /** Tables the service cannot work without; readiness checks they exist. */
 export const TABLES = [
   'users',
@@ -273,6 +302,8 @@ export const TABLES = [
   'provider_publishers',
   'signed_statements',
   'publisher_keys',
+  'signals',
+  'signal_statements',
 ] as const satisfies readonly (keyof Database)[];
 
 export interface Database {
@@ -299,4 +330,6 @@ export interface Database {
   provider_publishers: ProviderPublishersTable;
   signed_statements: SignedStatementsTable;
   publisher_keys: PublisherKeysTable;
+  signals: SignalsTable;
+  signal_statements: SignalStatementsTable;
 }

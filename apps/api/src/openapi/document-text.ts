@@ -47,6 +47,13 @@ export const TAGS: OpenAPIV3.TagObject[] = [
       'Statements signed by a provider’s publisher wallets or the keys they delegated: delegating and revoking keys. ' +
       'No `Authorization`: the signature is the credential. Each statement goes to the public log.',
   },
+  {
+    name: 'signals',
+    description:
+      'Trading signals: opened, updated, closed and cancelled by signed statements (no `Authorization`), each ' +
+      'committed to the public log; read by provider, by id and by the signed-in follower. Before its reveal a ' +
+      'signal’s content is for followers and `signals:read` keys only: docs/signals.md.',
+  },
   { name: 'service', description: 'Liveness, readiness and the public keys that verify tokens.' },
   {
     name: 'admin',

@@ -4,7 +4,7 @@
  * objects only), EVM `personal_sign` by viem, Ed25519 by node:crypto and tweetnacl; and the served
  * log's entries read back from its entry bundles (big-endian uint16 length, then the bytes).
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import bs58 from 'bs58';
 import { call, type Reply, type TestWallet } from '../harness.js';
 import { fetchCheckpoint, get } from '../log/log-support.js';
@@ -76,3 +76,68 @@ function tileNumber(n: number): string {
   const groups = digits.match(/.{3}/g)!;
   return groups.map((group, i) => (i < groups.length - 1 ? `x${group}` : group)).join('/');
 }
+
+const sha256 = (...parts: Uint8Array[]) => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return new Uint8Array(hash.digest());
+};
+
+/**
+ * A receipt checked by node:crypto alone: the checkpoint's Ed25519 note signature under the
+ * verifier key (`<name>+<hex hash>+<base64(0x01 ‖ key)>`), its size above the index, and the
+ * RFC 9162 inclusion proof of SHA-256(0x00 ‖ entry) against its root. Throws on any failure.
+ */
+export function checkReceipt(
+  receipt: { logIndex: number; checkpoint: string; proof: string[] },
+  entry: string,
+  verifierKey: string,
+): { size: number } {
+  // The base64 may hold '+' too: the name and the hash are the first two parts.
+  const [name, , ...rest] = verifierKey.trim().split('+');
+  const rawKey = Buffer.from(rest.join('+'), 'base64').subarray(1);
+  const publicKey = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), rawKey]),
+    format: 'der',
+    type: 'spki',
+  });
+  const split = receipt.checkpoint.indexOf('\n\n');
+  const text = receipt.checkpoint.slice(0, split + 1);
+  const signatures = receipt.checkpoint
+    .slice(split + 2)
+    .trim()
+    .split('\n');
+  const keyHash = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([0x01]), rawKey]))
+    .digest()
+    .subarray(0, 4);
+  const good = signatures.some((line) => {
+    const [, signer, blob] = line.split(' ');
+    if (signer !== name) return false;
+    const bytes = Buffer.from(blob!, 'base64');
+    return bytes.subarray(0, 4).equals(keyHash) && verify(null, Buffer.from(text), publicKey, bytes.subarray(4));
+  });
+  if (!good) throw new Error('the checkpoint is not signed by the verifier key');
+  const [, sizeLine, rootLine] = text.split('\n');
+  const size = Number(sizeLine);
+  if (!(size > receipt.logIndex)) throw new Error(`checkpoint size ${size} does not hold ${receipt.logIndex}`);
+  // RFC 9162 §2.1.3.2
+  let fn = receipt.logIndex;
+  let sn = size - 1;
+  let r = sha256(Uint8Array.of(0), Buffer.from(entry, 'utf8'));
+  for (const p of receipt.proof.map((h) => Buffer.from(h, 'base64'))) {
+    if (sn === 0) throw new Error('proof too long');
+    if (fn % 2 === 1 || fn === sn) {
+      r = sha256(Uint8Array.of(1), p, r);
+      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) [fn, sn] = [fn >> 1, sn >> 1];
+    } else {
+      r = sha256(Uint8Array.of(1), r, p);
+    }
+    [fn, sn] = [fn >> 1, sn >> 1];
+  }
+  if (sn !== 0 || Buffer.from(r).toString('base64') !== rootLine) throw new Error('the inclusion proof fails');
+  return { size };
+}
+
+/** The hex SHA-256 of a statement's UTF-8 bytes, by node:crypto. */
+export const commitmentOf = (statement: string) => createHash('sha256').update(statement, 'utf8').digest('hex');

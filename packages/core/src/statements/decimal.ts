@@ -66,3 +66,8 @@ export function closeFits(closePct: string, open: string): boolean {
   const available = parseScaled(open);
   return close !== null && available !== null && close > 0n && close <= available;
 }
+
+/** `a − b`, exact and normalised (`subtractDec("100", "33.3")` is `"66.7"`); a RangeError below 0. */
+export function subtractDec(a: string, b: string): string {
+  return formatScaled(scaledOrThrow(a) - scaledOrThrow(b));
+}

@@ -12,5 +12,6 @@ export * from './commitment.js';
 export * from './decimal.js';
 export * from './fields.js';
 export * from './log-entry.js';
+export * from './signal-projection.js';
 export * from './signature.js';
 export * from './statement.schemas.js';

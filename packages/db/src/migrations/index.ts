@@ -19,6 +19,7 @@ import * as webhooks from './0016-webhooks.js';
 import * as log from './0017-log.js';
 import * as publishers from './0017b-publishers.js';
 import * as keyMakers from './0018-key-makers.js';
+import * as signals from './0019-signals.js';
 import * as publisherKeys from './0021-publisher-keys.js';
 
 /**
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0017-log': log,
   '0017b-publishers': publishers,
   '0018-key-makers': keyMakers,
+  '0019-signals': signals,
   '0021-publisher-keys': publisherKeys,
 };

@@ -12,6 +12,7 @@ import { publisherKeysRouter } from './publisher-keys.router.js';
 import { publishersRouter } from './publishers.router.js';
 import { sessionsRouter } from './sessions.router.js';
 import { signalLiveRouter } from './signal-live.router.js';
+import { signalsRouter } from './signals.router.js';
 import { walletsRouter } from './wallets.router.js';
 import { webhooksRouter } from './webhooks.router.js';
 
@@ -28,7 +29,7 @@ export const appRouter = router({
   log: logRouter,
   publishers: publishersRouter,
   publisherKeys: publisherKeysRouter,
-  signals: signalLiveRouter,
+  signals: mergeRouters(signalsRouter, signalLiveRouter),
 });
 
 /**

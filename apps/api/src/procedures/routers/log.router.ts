@@ -11,10 +11,11 @@ import {
   InclusionProofQuerySchema,
   InclusionProofSchema,
 } from '@signal/core';
-import { proveRecord, proveTree, storedHashIndex, toBase64 } from '@signal/core/log';
+import { proveTree, toBase64 } from '@signal/core/log';
 import * as examples from '@signal/core/log-examples';
 import { logTileCache, readLogSize, storedLogTiles } from '@signal/db';
 import type { Context } from '../context.js';
+import { proveInclusion } from '../statements/receipt.js';
 import { publicProcedure, router } from '../trpc.js';
 
 /** A 400 naming the parameter, as zod's refusals do. */
@@ -59,13 +60,8 @@ export const logRouter = router({
       const treeSize = await logSizeFor(ctx.services, input.size);
       if (input.size > treeSize) throw outOfBounds('size', `must be at most the log's size, ${treeSize}`);
       if (input.index >= input.size) throw outOfBounds('index', `must be less than size (${input.size})`);
-      // Hashes from the tiles' cached levels (tiles are immutable): a proof reads O(log n) stored
-      // hashes and hashes nothing once its tiles are cached (docs/log.md, "Cost").
-      const cache = logTileCache(db);
-      const hashes = cache.hashReader(input.size, storedLogTiles(db));
-      const [leafHash] = await hashes([storedHashIndex(0, input.index)]);
-      const proof = await proveRecord(input.size, input.index, hashes, cache.subtrees);
-      return { index: input.index, size: input.size, leafHash: toBase64(leafHash!), proof: proof.map(toBase64) };
+      const { leafHash, proof } = await proveInclusion(db, input.index, input.size);
+      return { index: input.index, size: input.size, leafHash, proof };
     }),
 
   consistency: publicProcedure

@@ -24,7 +24,6 @@ import {
   type KeyRevokeStatement,
   keyLogEntry,
   revocationRightAt,
-  type SignerRight,
 } from '@signal/core/statements';
 import {
   delegatePublisherKey,
@@ -36,31 +35,9 @@ import {
 import type { Context } from '../context.js';
 import { readLimitedProcedure } from '../rate-limit.js';
 import { acceptStatement, awaitInclusion, type Replay } from '../statements/acceptance.js';
+import { forbidden, STATEMENT_ORDER as ORDER, STATEMENT_ERRORS } from '../statements/errors.js';
 import { publicProcedure, router } from '../trpc.js';
 import { providerNotFound } from './providers.router.js';
-
-const STATEMENT_ERRORS = [
-  'VALIDATION_ERROR',
-  'INVALID_WALLET',
-  'PROVIDER_NOT_FOUND',
-  'FORBIDDEN',
-  'INVALID_SIGNATURE',
-  'IDEMPOTENCY_CONFLICT',
-  'RATE_LIMITED',
-  'SERVICE_UNAVAILABLE',
-] as const;
-
-const ORDER =
-  'Checks, first failure answers: body, JSON, canonical form, schema, `log`, `provider`, `issuedAt` (400 ' +
-  '`VALIDATION_ERROR`, issue paths from `statement`), `signer` format (400 `INVALID_WALLET`), provider unknown or ' +
-  'archived (404), signer not allowed now (403), signature (401). The same body again, byte for byte, gets the ' +
-  'first answer with 200 and appends nothing. No `Authorization` (the signature is the credential); limited per ' +
-  'signer (`SIGNAL_RATE_LIMIT_PER_MINUTE`, 429). Answered once the statement’s log entry is in a signed checkpoint.';
-
-function forbidden(signer: string, providerId: number, right: SignerRight): DomainError {
-  const reason = right.allowed ? 'not allowed' : right.reason;
-  return new DomainError('FORBIDDEN', `${signer} may not sign this for provider ${providerId} now (${reason})`);
-}
 
 /** A retry's answer: the first one, with the index of the entry it made (read from the log). */
 const replayWithIndex =

@@ -71,7 +71,8 @@ export interface StatementChange<T extends StatementType, A> {
 /** An accepted change: the entry it appended, and its answer once the entry is in a checkpoint. */
 export interface StatementOutcome<A> {
   acceptance: LogAcceptance;
-  answer: (inclusion: LogInclusion) => A;
+  /** The answer once the entry is in a checkpoint (a signal's reads the signal and the proof). */
+  answer: (inclusion: LogInclusion) => A | Promise<A>;
 }
 
 /** A first answer as replayed: the stored answer with the index of the entry it made. */
