@@ -128,12 +128,13 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
   });
 
   it('shows what failed when a revealed statement was altered on its way to the browser', async () => {
-    const route = `${api.url}/providers/${mixed}/signals?**`;
+    // The app reads the list through the SDK (tRPC `signals.list`); the proxy alters its answer.
+    const route = `${api.url}/trpc/signals.list?**`;
     await follower.route(route, async (intercepted) => {
       const response = await intercepted.fetch();
-      const body = (await response.json()) as { items: SignalJson[] };
-      const revealed = body.items.flatMap((s) => s.statements).find((s) => s.statement !== null)!;
-      // One more digit in a price: the statement no longer hashes to its commitment.
+      const body = (await response.json()) as { result: { data: { items: SignalJson[] } } };
+      const revealed = body.result.data.items.flatMap((s) => s.statements).find((s) => s.statement !== null)!;
+      // One more digit in the size: the statement no longer hashes to its commitment.
       revealed.statement = revealed.statement!.replace(/"sizePct":"(\d+)/, '"sizePct":"$11');
       await intercepted.fulfill({ response, json: body });
     });
@@ -149,23 +150,29 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
     }
   });
 
-  it('a follower sees the publisher’s new signal arrive live; the publisher opens, updates and closes it', async () => {
-    // The follower signs in and follows the provider.
+  /** Fills the publisher page's form and opens the signal; its id, from the outcome line. */
+  async function openFromForm(terms: { instrument: string; side: 'long' | 'short'; stop: string; targets: string }) {
+    const form = publisher.getByTestId('open-form');
+    await form.locator('input[name="instrument"]').fill(terms.instrument);
+    await form.locator('select[name="side"]').selectOption(terms.side);
+    await form.locator('input[name="stop"]').fill(terms.stop);
+    await form.locator('input[name="targets"]').fill(terms.targets);
+    await form.locator('input[name="size"]').fill('4');
+    await form.getByRole('button', { name: 'Sign and open' }).click();
+    const outcome = publisher.getByTestId('outcome');
+    const opened = new RegExp(`^Opened ${terms.side} ${terms.instrument} \\(signal `);
+    await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toMatch(opened);
+    return /\(signal ([A-Za-z0-9_-]+)\)/.exec((await outcome.textContent())!)![1]!;
+  }
+
+  it('the provider’s publisher wallet opens, updates and closes a signal from the publisher page', async () => {
+    // A follower, to read the terms before the reveal.
     await follower.goto(`${api.url}/#/providers/${mixed}`);
     await follower.locator('header.topbar').getByRole('button', { name: 'Sign in with EVM' }).click();
     await expect.poll(() => follower.getByTestId('session').textContent()).toContain(followerWallet.address.slice(-4));
     await follower.locator('.provider-side').getByRole('button', { name: 'Follow' }).click();
     await expect.poll(() => follower.locator('.provider-side').getByRole('button').textContent()).toBe('Unfollow');
-    await follower.goto(`${api.url}/#/signals`);
-    await expect
-      .poll(() => follower.getByTestId('live-state').getAttribute('data-state'), { timeout: 10_000 })
-      .toBe('live');
-    // Followers see the terms of every signal, hidden from the public or not.
-    await expect.poll(() => follower.getByTestId('signal').count()).toBe(6);
-    await expect(follower.locator('[data-testid="signal"] .side-hidden').count()).resolves.toBe(0);
-    await follower.evaluate(() => {
-      (globalThis as any).__sameDocument = true;
-    });
+    const token = await followerToken();
 
     // The publisher: its demo wallet, announced by EIP-6963, is a publisher of the provider.
     await publisher.goto(`${api.url}/#/providers/${mixed}/publish`);
@@ -174,19 +181,13 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
       'a publisher wallet of this provider',
     );
     expect(publisherWallet.address).toBe(demoWallet(mixed).address);
-    const form = publisher.getByTestId('open-form');
-    await form.locator('input[name="instrument"]').fill('ETH-USD');
-    await form.locator('select[name="side"]').selectOption('short');
-    await form.locator('input[name="stop"]').fill('3650.5');
-    await form.locator('input[name="targets"]').fill('3300, 3150');
-    await form.locator('input[name="size"]').fill('4');
-    await form.locator('input[name="note"]').fill('Rejected at the range high.');
-    await form.getByRole('button', { name: 'Sign and open' }).click();
-    const outcome = publisher.getByTestId('outcome');
-    await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toMatch(/^Opened short ETH-USD \(signal /);
-    const signalId = /\(signal ([A-Za-z0-9_-]+)\)/.exec((await outcome.textContent())!)![1]!;
-    // The wallet signed exactly the canonical statement the API holds.
-    const token = await followerToken();
+    const signalId = await openFromForm({
+      instrument: 'ETH-USD',
+      side: 'short',
+      stop: '3650.5',
+      targets: '3300, 3150',
+    });
+    // The wallet signed (personal_sign) exactly the canonical statement the API holds.
     const opened = (await signals(mixed, token)).find((s) => s.id === signalId)!;
     expect(publisherWallet.signed.at(-1)).toBe(opened.statements[0]!.statement);
     expect(opened.content).toMatchObject({
@@ -196,35 +197,53 @@ describe.skipIf(skip)(`signals in the demo app (${CHROMIUM})`, () => {
       targets: ['3300', '3150'],
     });
 
-    // The follower's feed shows it on top, in the same document, with its terms.
-    const first = follower.getByTestId('signal').first();
-    await expect.poll(() => first.getAttribute('data-signal-id'), { timeout: 10_000 }).toBe(signalId);
-    await expect(first.textContent()).resolves.toContain('ETH-USD');
-    await expect(follower.evaluate(() => (globalThis as any).__sameDocument)).resolves.toBe(true);
-    await screenshot(follower, 'web-signals-live');
-
     // Update the stop, then close 40 % and the remaining 60 %.
+    const outcome = publisher.getByTestId('outcome');
     const row = publisher.locator(`[data-signal-id="${signalId}"]`);
     await row.locator('input[name="stop"]').fill('3500');
     await row.getByRole('button', { name: 'Update' }).click();
     await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toContain(`Updated signal ${signalId}`);
-    await screenshot(publisher, 'web-signals-publish', { fullPage: true });
+    await expect.poll(() => row.getByTestId('signal-terms').textContent()).toContain('3,500');
+    await publisher.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await screenshot(publisher, 'web-signals-publish');
     await row.locator('input[name="closePct"]').fill('40');
     await row.getByRole('button', { name: 'Close %' }).click();
     await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toContain(`Closed 40% of signal ${signalId}`);
     let now = (await signals(mixed, token)).find((s) => s.id === signalId)!;
     expect(now.content).toMatchObject({ stop: '3500', openPct: '60' });
-    // The follower's card follows each statement.
-    await expect.poll(() => first.getByTestId('open-pct').textContent(), { timeout: 10_000 }).toBe('60%');
     await row.locator('input[name="closePct"]').fill('60');
     await row.getByRole('button', { name: 'Close %' }).click();
     await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toContain(`Closed 60% of signal ${signalId}`);
     now = (await signals(mixed, token)).find((s) => s.id === signalId)!;
     expect(now.status).toBe('closed');
     expect(now.statements.map((s) => s.type)).toEqual(['signal.open', 'signal.update', 'signal.close', 'signal.close']);
-    await expect.poll(() => first.getAttribute('data-status'), { timeout: 10_000 }).toBe('closed');
     // A closed signal leaves the publisher's open list.
     await expect.poll(() => row.count()).toBe(0);
+
+    // The follower's feed has it, with its terms, as every signal of the provider.
+    await follower.goto(`${api.url}/#/signals`);
+    await expect.poll(() => follower.getByTestId('signal').count()).toBe(7);
+    await expect(follower.getByTestId('signal').first().getAttribute('data-signal-id')).resolves.toBe(signalId);
+    await expect(follower.locator('[data-testid="signal"] .side-hidden').count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('a follower’s feed gets a new signal and its changes live, without a reload', async () => {
+    await expect
+      .poll(() => follower.getByTestId('live-state').getAttribute('data-state'), { timeout: 10_000 })
+      .toBe('listening');
+    await follower.evaluate(() => {
+      (globalThis as any).__sameDocument = true;
+    });
+    const signalId = await openFromForm({ instrument: 'SOL-USD', side: 'long', stop: '171.2', targets: '195, 210' });
+    const first = follower.getByTestId('signal').first();
+    await expect.poll(() => first.getAttribute('data-signal-id'), { timeout: 10_000 }).toBe(signalId);
+    await expect(first.textContent()).resolves.toContain('SOL-USD');
+    await expect(follower.evaluate(() => (globalThis as any).__sameDocument)).resolves.toBe(true);
+    await screenshot(follower, 'web-signals-live');
+    // A change moves its card along.
+    await publisher.locator(`[data-signal-id="${signalId}"]`).getByRole('button', { name: 'Cancel signal' }).click();
+    await expect.poll(() => first.getAttribute('data-status'), { timeout: 10_000 }).toBe('cancelled');
     expect(problems).toEqual([]);
   });
 

@@ -27,6 +27,19 @@ import { CHAIN_LABEL, installedWallets, shortWallet, signerOf } from '../wallets
 
 type Outcome = { tone: 'done' | 'problem'; text: string };
 
+/** 900 → "15 minutes", 86,400 → "1 day", 5,400 → "90 minutes". */
+function formatDelay(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+    [1, 'second'],
+  ];
+  const [size, unit] = units.find(([size]) => seconds % size === 0) ?? [1, 'second'];
+  const n = seconds / size;
+  return `${formatCount(n)} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 const sameWallet = (a: string, b: string) => (a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 function WalletPicker({ onConnect, busy }: { onConnect: (wallet: PublisherWallet) => void; busy: boolean }) {
@@ -139,7 +152,7 @@ export function PublishPage({ id }: { id: number }) {
           Solana). The API checks that the wallet is a publisher of this provider, commits the statement to the public
           log and answers once a signed checkpoint holds it. Followers see the signal at once, everyone else{' '}
           {details.revealDelaySeconds > 0
-            ? `${formatCount(details.revealDelaySeconds)} seconds later (this provider’s reveal delay)`
+            ? `${formatDelay(details.revealDelaySeconds)} later (this provider’s reveal delay)`
             : 'at once too (this provider has no reveal delay)'}
           .
         </p>
