@@ -57,9 +57,9 @@ import {
   requestsPerRow,
   STEADY_V8_FLAGS,
 } from './instructions.js';
+import { judgeLive, LIVE_KEYS, liveRows } from './live-rows.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
-import { judgeLive, LIVE_KEYS, liveRows } from './live-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
 import {

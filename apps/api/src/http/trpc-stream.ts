@@ -38,6 +38,7 @@ export interface TrpcStreamOptions {
 
 export function trpcStreamHandler({ router, createContext, onError }: TrpcStreamOptions) {
   const open = new Set<ServerResponse>();
+  let closing = false;
   const serves = (path: string) => procedureAt(router, path)?._def.type === 'subscription';
   const admitted = handOnRouter(router);
   return {
@@ -67,6 +68,11 @@ export function trpcStreamHandler({ router, createContext, onError }: TrpcStream
         return;
       }
       if (ended.signal.aborted) return;
+      // Admitted while the server stops (its client reconnected at once): it resumes elsewhere.
+      if (closing) {
+        res.destroy();
+        return;
+      }
       open.add(res);
       const ordinaryAgain = mayGiveWay(req.socket);
       const closed = once(res, 'close').then(() => {
@@ -91,8 +97,9 @@ export function trpcStreamHandler({ router, createContext, onError }: TrpcStream
       ]);
     },
 
-    /** Ends every open stream's connection. */
+    /** Ends every open stream's connection, and every one admitted from now on. */
     closeAll(): void {
+      closing = true;
       for (const res of open) res.destroy();
       open.clear();
     },

@@ -13,8 +13,9 @@
  * - It writes those bytes to each stream that carries the provider (an index by provider, and
  *   the keys that take every provider): no work for a stream that does not.
  *
- * Bounds: a stream whose unsent bytes (node's buffer, past what the kernel holds) pass
- * LIVE_MAX_UNSENT_BYTES is closed, and its client resumes with its last id; a stream that
+ * Bounds: a stream whose unsent bytes (node's buffer, past what the kernel holds) are past
+ * LIVE_MAX_UNSENT_BYTES when its next event is due is closed, and its client resumes with its
+ * last id; a stream that
  * resumes is written its catch-up page by page, waiting for its client to drain. Follows, and
  * sign-outs, reach the open streams through the feed (live-follows.ts).
  */
@@ -117,16 +118,18 @@ export function startLiveHub(
   /** Writes an event to a stream that is live (not catching up), or closes it past the bound. */
   const write = (stream: LiveStream, eventIndex: number, bytes: Buffer) => {
     if (stream.ended || eventIndex <= stream.after) return;
+    // Judged when the next event is due, so that one event larger than the bound never cuts a
+    // reader that takes what it is sent: the server holds at most the bound and one event.
     if (stream.held) {
+      if (stream.heldBytes > bound) return drop(stream, 'held past LIVE_MAX_UNSENT_BYTES while catching up');
       stream.held.push({ index: eventIndex, bytes });
       stream.heldBytes += bytes.length;
-      if (stream.heldBytes > bound) drop(stream, 'held past LIVE_MAX_UNSENT_BYTES while catching up');
       return;
     }
+    if (stream.res.writableLength > bound) return drop(stream, 'unsent past LIVE_MAX_UNSENT_BYTES');
     stream.res.write(bytes);
     stream.after = eventIndex;
     delivered += 1;
-    if (stream.res.writableLength > bound) drop(stream, 'unsent past LIVE_MAX_UNSENT_BYTES');
   };
 
   const follows: LiveFollows = startLiveFollows(services, {

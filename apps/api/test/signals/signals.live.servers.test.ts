@@ -58,25 +58,28 @@ function crossServer(name: string, env: Record<string, string>, bus: boolean) {
       for (const stream of streams) stream.stop();
     });
 
-    it.each(['a', 'b'] as const)('through a restart of server %s, its streams resume with their last id', async (which) => {
-      const restarting = which === 'a' ? a : b;
-      const staying = which === 'a' ? b : a;
-      const streams = [liveClient(restarting.url, reader), liveClient(restarting.url, follower)];
-      const witness = liveClient(staying.url, reader);
-      await until(() => [...streams, witness].every((s) => s.started), 'the streams');
-      const published = [await open(staying), await open(restarting)];
-      await until(() => streams.every((s) => s.received.length >= 2), 'the first two');
-      // The restart ends the streams' connections; meanwhile the other server accepts two more.
-      const restarted = restarting.restart();
-      published.push(await open(staying), await open(staying));
-      await restarted;
-      published.push(await open(restarting));
-      await until(() => streams.every((s) => s.received.length >= 5) && witness.received.length >= 5, 'all five');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      for (const stream of [...streams, witness]) expect(stream.received.map((e) => e.id)).toEqual(published);
-      expect(streams.every((s) => s.connections >= 2)).toBe(true);
-      for (const stream of [...streams, witness]) stream.stop();
-    });
+    it.each(['a', 'b'] as const)(
+      'through a restart of server %s, its streams resume with their last id',
+      async (which) => {
+        const restarting = which === 'a' ? a : b;
+        const staying = which === 'a' ? b : a;
+        const streams = [liveClient(restarting.url, reader), liveClient(restarting.url, follower)];
+        const witness = liveClient(staying.url, reader);
+        await until(() => [...streams, witness].every((s) => s.started), 'the streams');
+        const published = [await open(staying), await open(restarting)];
+        await until(() => streams.every((s) => s.received.length >= 2), 'the first two');
+        // The restart ends the streams' connections; meanwhile the other server accepts two more.
+        const restarted = restarting.restart();
+        published.push(await open(staying), await open(staying));
+        await restarted;
+        published.push(await open(restarting));
+        await until(() => streams.every((s) => s.received.length >= 5) && witness.received.length >= 5, 'all five');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (const stream of [...streams, witness]) expect(stream.received.map((e) => e.id)).toEqual(published);
+        expect(streams.every((s) => s.connections >= 2)).toBe(true);
+        for (const stream of [...streams, witness]) stream.stop();
+      },
+    );
   });
 }
 

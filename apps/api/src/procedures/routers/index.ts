@@ -29,6 +29,7 @@ export const appRouter = router({
   log: logRouter,
   publishers: publishersRouter,
   publisherKeys: publisherKeysRouter,
+  // The signal routes and the live subscription (signal-live.router.ts) in one namespace.
   signals: mergeRouters(signalsRouter, signalLiveRouter),
 });
 
