@@ -20,7 +20,6 @@ import { demoBotKey, demoWallet } from './demo-keys.js';
 import { servedEntry } from './statement-support.js';
 
 const PROVIDERS = 40;
-const PUBLISHING = 10;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 interface SignalJson {
@@ -42,8 +41,13 @@ interface SignalJson {
 }
 
 describeBackends('the demo seed publishes signals through the routes, on %s', (backend) => {
+  // Ten, as `pnpm start` seeds them; four on PGlite (the same code, one WASM core: its seed is
+  // the slow one on a loaded machine), which still covers the reveal delays' every kind.
+  const PUBLISHING = backend === 'postgres' ? 10 : 4;
   let startedMs = 0;
-  const api = useApi(backend, { env: { SEED_PROVIDERS: String(PROVIDERS), SEED_SIGNAL_PROVIDERS: String(PUBLISHING) } });
+  const api = useApi(backend, {
+    env: { SEED_PROVIDERS: String(PROVIDERS), SEED_SIGNAL_PROVIDERS: String(PUBLISHING) },
+  });
   let seeded: number[] = [];
   let publicView = new Map<number, SignalJson[]>();
 
@@ -67,7 +71,7 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
     startedMs = performance.now() - startedMs;
   });
 
-  it('gives ten providers the documented demo wallet and bot key, delegated by that wallet', async () => {
+  it('gives the providers the documented demo wallet and bot key, delegated by that wallet', async () => {
     expect(seeded.length).toBe(PUBLISHING);
     for (const id of seeded) {
       const publishers = (await call(api, 'GET', `/providers/${id}/publishers`)).body.items;
