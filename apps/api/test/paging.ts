@@ -32,8 +32,8 @@ export interface Page<T = PageItem> {
 }
 
 /** Each of `expected` stands exactly once (by id) in what a walk saw; `label` names it in a failure. */
-export function expectEachOnce<T extends { id: number }>(
-  seen: readonly { id: number }[],
+export function expectEachOnce<T extends { id: number | string }>(
+  seen: readonly { id: number | string }[],
   expected: readonly T[],
   label: (item: T) => string,
 ): void {

@@ -110,8 +110,8 @@ export const ProviderSignalsQuerySchema = ProviderIdParamsSchema.extend({
   limit: signalLimit,
   status: z
     .string()
-    .optional()
-    .describe('A comma list of statuses to keep (`open`, `closed`, `cancelled`, `expired`); all when absent'),
+    .describe('A comma list of statuses to keep (`open`, `closed`, `cancelled`, `expired`); all when absent')
+    .optional(),
 });
 export type ProviderSignalsQuery = z.input<typeof ProviderSignalsQuerySchema>;
 

@@ -38,6 +38,8 @@ import {
   ServiceKeySchema,
 } from '../src/service-key.schemas.js';
 import { LogoutResultSchema, RevokedSessionSchema, SessionPageSchema, SessionSchema } from '../src/session.schemas.js';
+import { SignalListSchema, SignalSchema, SignalStatementAnswerSchema } from '../src/signal.schemas.js';
+import * as signalExamples from '../src/signal-examples.js';
 import { LinkedWalletListSchema } from '../src/wallets.schemas.js';
 import {
   CreatedWebhookEndpointSchema,
@@ -227,6 +229,10 @@ const answers: [string, z.ZodType, Record<string, unknown>][] = [
   ['documented PublisherRemoved', PublisherRemovedSchema, logExamples.publisherRemoved],
   ['documented InclusionProof', InclusionProofSchema, logExamples.inclusionProof],
   ['documented ConsistencyProof', ConsistencyProofSchema, logExamples.consistencyProof],
+  ['documented Signal', SignalSchema, signalExamples.signal],
+  ['documented unrevealed Signal', SignalSchema, signalExamples.unrevealedSignal],
+  ['documented SignalStatementAnswer', SignalStatementAnswerSchema, signalExamples.signalAnswer],
+  ['documented SignalList', SignalListSchema, signalExamples.signalList],
 ];
 
 /** Values that break one rule or another, tried in every field. */

@@ -225,7 +225,7 @@ export const signalsRouter = router({
           'for a single signal (the reader decides; `Cache-Control: no-store`). A cursor keeps its `status`; ' +
           'another `status` with it → 400. Unknown or archived provider → 404.',
         protect: false,
-        example: { request: { id: 5, limit: 20 }, response: examples.signalList },
+        example: { request: { id: 5, limit: 20, status: 'open,closed' }, response: examples.signalList },
       },
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
@@ -261,7 +261,7 @@ export const signalsRouter = router({
       openapi: {
         method: 'GET',
         path: '/me/signals',
-        tags: ['me', 'signals'],
+        tags: ['signals'],
         summary: 'Signals of the providers the signed-in user follows',
         description:
           'The signals of the providers the user follows now, newest first (as a provider’s list), with their ' +
