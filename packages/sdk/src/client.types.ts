@@ -216,7 +216,9 @@ export interface SignalClient {
   /**
    * Trading signals as this reader sees them. Reads send the stored token when there is a valid
    * one (never signing in for it): a follower of the provider sees `content` and the statements
-   * before `revealAt`, everyone else after it.
+   * before `revealAt`, everyone else after it. A stored token the API refuses (signed out
+   * elsewhere) is renewed once with a signer; without one the read throws (`SESSION_REVOKED`,
+   * `TOKEN_EXPIRED`) and drops it, so the next read is the public's.
    */
   signals: {
     /** `GET /providers/{id}/signals`: a page, newest first; pass its `nextCursor` as `cursor` for the next. */

@@ -13,7 +13,7 @@ export interface SignalReadsOptions {
   baseUrl: string;
   trpc: TransportClient;
   fetch: typeof globalThis.fetch | undefined;
-  /** The stored token while valid, for reads whose answer depends on the reader; never a sign-in. */
+  /** The stored token while valid: reads whose answer depends on the reader send it, and never sign in for it. */
   readerToken: () => Promise<string | undefined>;
   /** Runs a signed-in call (signing in, and again once after a refused token, with a signer). */
   authed: <T>(call: (context: CallContext) => Promise<T>) => Promise<T>;
@@ -23,22 +23,27 @@ export interface SignalReadsOptions {
   renew: (refusal: unknown, token: string | undefined) => Promise<void>;
 }
 
-type Query = { query(input: unknown, options?: { context?: CallContext }): Promise<never> };
-
 /** @internal */
 export function signalMethods(options: SignalReadsOptions): SignalClient['signals'] {
   const { baseUrl, authed } = options;
-  // Called by name like every procedure; typed by SignalClient['signals'] (core's schemas).
-  const signals = (options.trpc as unknown as Record<string, Record<string, Query>>).signals as Record<string, Query>;
-  const asReader = async () => ({ context: { token: await options.readerToken() } });
+  const { signals } = options.trpc;
+  /**
+   * A read as this reader: with the stored token, as a signed-in call (a token the API refuses is
+   * renewed once with a signer, else the refusal is thrown and the token dropped: the API answers
+   * 401, never a silent public view, to a token that lapsed); without one, as the public.
+   */
+  const asReader = async <T>(call: (context: CallContext) => Promise<T>): Promise<T> =>
+    (await options.readerToken()) ? authed(call) : call({});
   return {
-    list: async (providerId, { status, ...query } = {}) =>
-      signals.list!.query(
-        { id: providerId, ...query, ...(status && { status: [status].flat().join(',') }) },
-        await asReader(),
+    list: (providerId, { status, ...query } = {}) =>
+      asReader((context) =>
+        signals.list.query(
+          { id: providerId, ...query, ...(status && { status: [status].flat().join(',') }) },
+          { context },
+        ),
       ),
-    get: async (providerId, signalId) => signals.get!.query({ id: providerId, signalId }, await asReader()),
-    mine: (query = {}) => authed((context) => signals.mine!.query(query, { context })),
+    get: (providerId, signalId) => asReader((context) => signals.get.query({ id: providerId, signalId }, { context })),
+    mine: (query = {}) => authed((context) => signals.mine.query(query, { context })),
     live(onSignal, { onError = console.error, ...live } = {}) {
       const stop = new AbortController();
       // Loaded on first use: the reader is not in the core bundle (event-stream.ts).

@@ -8,7 +8,12 @@
  * anyone else; `signals.live` hands a follower's client each statement, and resumes after an id.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createClient as createReaderClient, createServiceClient, type SignalLiveEvent } from '@signal/sdk';
+import {
+  createClient as createReaderClient,
+  createServiceClient,
+  memoryTokenStore,
+  type SignalLiveEvent,
+} from '@signal/sdk';
 import { evmSigner } from '@signal/sdk/evm';
 import { checkInclusionAnswer, openCheckpoint } from '@signal/sdk/log';
 import {
@@ -253,6 +258,9 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
   });
 
   it('reads: a follower sees the content before the reveal, anonymous readers only the commitments', async () => {
+    // Older ones: one cancelled, one open.
+    await wallet.cancel((await wallet.open(terms())).signal.id);
+    await wallet.open(terms());
     const opened = await wallet.open(terms({ instrument: 'ETH-USD', note: 'followers first' }));
     const id = opened.signal.id;
     const seen = await follower.signals.get(providerId, id);
@@ -291,6 +299,30 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
       code: 'SIGNAL_NOT_FOUND',
       status: 404,
     });
+  });
+
+  it('reads with a token the API no longer takes: renewed with a signer; without one, refused and then public', async () => {
+    const { signal } = await wallet.open(terms({ note: 'for followers' }));
+    const account2 = privateKeyToAccount(generatePrivateKey());
+    const reader = createReaderClient({ baseUrl: api.url, signer: evmSigner(account2) });
+    await reader.providers.follow(providerId);
+    const stale = (await reader.getToken())!;
+    // The session ends elsewhere (the user signs out from another device).
+    const current = (await reader.sessions.list()).items.find((session) => session.current)!;
+    await reader.sessions.revoke(current.id);
+    // With a signer: one sign-in, and the follower's view.
+    expect((await reader.signals.get(providerId, signal.id)).content?.note).toBe('for followers');
+    expect((await reader.getToken())?.token).not.toBe(stale.token);
+
+    // Without one: the refusal (not a silent public view), then the public's view.
+    const tokenStore = memoryTokenStore();
+    await tokenStore.set(stale);
+    const unsigned = createReaderClient({ baseUrl: api.url, tokenStore });
+    expect(await failure(unsigned.signals.get(providerId, signal.id))).toMatchObject({
+      code: 'SESSION_REVOKED',
+      status: 401,
+    });
+    expect((await unsigned.signals.get(providerId, signal.id)).content).toBeNull();
   });
 
   it('live: a follower gets the statements of followed providers only, in order, from now on or after an id', async () => {

@@ -171,7 +171,12 @@ describe('results are typed', () => {
     expectTypeOf(publisher.cancel).returns.resolves.toEqualTypeOf<SignalStatementAnswer>();
     expectTypeOf(publisher.delegateKey).returns.resolves.toEqualTypeOf<PublisherKey>();
     expectTypeOf(publisher.revokeKey).returns.resolves.toEqualTypeOf<PublisherKeyRevoked>();
-    // The key routes' answers are the router's too.
+    // And the router's: what the signal and key routes answer.
+    expectTypeOf<Signal>().toEqualTypeOf<Outputs['signals']['get']>();
+    expectTypeOf<SignalList>().toEqualTypeOf<Outputs['signals']['list']>();
+    expectTypeOf<SignalList>().toEqualTypeOf<Outputs['signals']['mine']>();
+    expectTypeOf<SignalStatementAnswer>().toEqualTypeOf<Outputs['signals']['open']>();
+    expectTypeOf<SignalStatementAnswer>().toEqualTypeOf<Outputs['signals']['update']>();
     expectTypeOf<PublisherKey>().toEqualTypeOf<Outputs['publisherKeys']['delegate']>();
     expectTypeOf<PublisherKeyRevoked>().toEqualTypeOf<Outputs['publisherKeys']['revoke']>();
   });

@@ -532,7 +532,7 @@ export const VARIABLES = [
     key: 'liveMaxUnsentBytes',
     group: 'events',
     ...defaulted(integer(1_024, 1_073_741_824), '1048576'),
-    doc: 'a `signals.live` stream for which the server still holds more than this many bytes its client has not taken (past what the kernel buffers) when its next event is due is closed; its client resumes with its last event id. See [Signals](signals.md#live)',
+    doc: 'a `signals.live` stream for which the server still holds more than this many bytes its client has not taken (past what the kernel buffers) when its next events are due is closed (judged once per page of new log entries, so one large event or a burst never cuts a reader that keeps up); its client resumes with its last event id. See [Signals](signals.md#live)',
   },
   {
     env: 'WEBHOOK_RETRY_SCHEDULE',

@@ -14,7 +14,7 @@
  *   the keys that take every provider): no work for a stream that does not.
  *
  * Bounds: a stream whose unsent bytes (node's buffer, past what the kernel holds) are past
- * LIVE_MAX_UNSENT_BYTES when its next event is due is closed, and its client resumes with its
+ * LIVE_MAX_UNSENT_BYTES when the next page of events is due is closed, and its client resumes with its
  * last id; a stream that
  * resumes is written its catch-up page by page, waiting for its client to drain. Follows, and
  * sign-outs, reach the open streams through the feed (live-follows.ts).
@@ -87,6 +87,8 @@ export function startLiveHub(
   const byProvider = new Map<number, Set<LiveStream>>();
   const everyProvider = new Set<LiveStream>();
   let delivered = 0;
+  /** Pages fanned out so far: a stream's bound is judged once per page (`judgedAt`). */
+  let pages = 0;
   let dropped = 0;
   /** The first log index not yet written out; what the sequencer serves is `target`. */
   let position = services.logSequencer.checkpoint()?.size ?? 0;
@@ -118,15 +120,18 @@ export function startLiveHub(
   /** Writes an event to a stream that is live (not catching up), or closes it past the bound. */
   const write = (stream: LiveStream, eventIndex: number, bytes: Buffer) => {
     if (stream.ended || eventIndex <= stream.after) return;
-    // Judged when the next event is due, so that one event larger than the bound never cuts a
-    // reader that takes what it is sent: the server holds at most the bound and one event.
+    // Judged once per page of events, before its first write, so that what one page brings
+    // (one event larger than the bound, a burst) never cuts a reader that takes what it is sent:
+    // the server holds at most the bound and one page's events for a reader.
+    const judge = stream.judgedAt !== pages;
+    stream.judgedAt = pages;
     if (stream.held) {
-      if (stream.heldBytes > bound) return drop(stream, 'held past LIVE_MAX_UNSENT_BYTES while catching up');
+      if (judge && stream.heldBytes > bound) return drop(stream, 'held past LIVE_MAX_UNSENT_BYTES while catching up');
       stream.held.push({ index: eventIndex, bytes });
       stream.heldBytes += bytes.length;
       return;
     }
-    if (stream.res.writableLength > bound) return drop(stream, 'unsent past LIVE_MAX_UNSENT_BYTES');
+    if (judge && stream.res.writableLength > bound) return drop(stream, 'unsent past LIVE_MAX_UNSENT_BYTES');
     stream.res.write(bytes);
     stream.after = eventIndex;
     delivered += 1;
@@ -173,6 +178,7 @@ export function startLiveHub(
   };
 
   const fanOut = (events: readonly LiveEvent[]) => {
+    pages += 1;
     for (const event of events) {
       for (const stream of byProvider.get(event.provider) ?? []) write(stream, event.index, event.bytes);
       for (const stream of everyProvider) write(stream, event.index, event.bytes);
@@ -246,6 +252,8 @@ export function startLiveHub(
     const held = stream.held ?? [];
     stream.held = undefined;
     stream.heldBytes = 0;
+    // What was held is written as one page (its bytes were bounded while held).
+    stream.judgedAt = pages;
     for (const { index: eventIndex, bytes } of held) write(stream, eventIndex, bytes);
   };
 
@@ -293,6 +301,7 @@ export function startLiveHub(
           // Behind what the hub wrote out: held until the catch-up has written what is before it.
           held: subscription.after + 1 < position ? [] : undefined,
           heldBytes: 0,
+          judgedAt: -1,
           ended: false,
           end: () => {
             if (stream.ended) return;

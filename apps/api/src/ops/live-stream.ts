@@ -14,6 +14,8 @@ export interface LiveStream {
   /** While it catches up: the live events held for after it. */
   held: { index: number; bytes: Buffer }[] | undefined;
   heldBytes: number;
+  /** The page of events its bound was last judged at (live-hub.ts). */
+  judgedAt: number;
   ended: boolean;
   end: () => void;
 }

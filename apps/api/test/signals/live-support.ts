@@ -6,6 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { AppRouter } from '@signal/api';
+import type { SignalLiveEvent } from '@signal/core';
 import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@trpc/client';
 import { EventSource } from 'eventsource';
 
@@ -20,7 +21,7 @@ export const liveTarget = (input?: unknown) =>
 /** A live event as a client receives it: its id (the log index) and data. */
 export interface LiveEvent {
   id: string;
-  data: { type: string; signal: { id: string; providerId: number; content: unknown; statements: unknown[] } };
+  data: SignalLiveEvent;
 }
 
 /** A subscription of signals.live through @trpc/client, collecting what it receives. */

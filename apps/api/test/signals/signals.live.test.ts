@@ -24,6 +24,8 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const UNSENT = 8_192;
 /** Streams waiting in the database-work test (half a follower's, half a key's). */
 const STREAMS = 40;
+/** Signals updated side by side in the slow-reader test. */
+const CHAINS = 4;
 
 const ids = (events: LiveEvent[]) => events.map((e) => e.id);
 
@@ -155,7 +157,9 @@ describeBackends('signals.live on %s', (backend) => {
   });
 
   // The hub's, whatever the database: on PostgreSQL only (≈10 s of growing events to fill the kernel's buffers).
-  it('a reader that stops reading is cut off past LIVE_MAX_UNSENT_BYTES and resumes without loss', async (context) => {
+  it('a reader that stops reading is cut off past LIVE_MAX_UNSENT_BYTES and resumes without loss', {
+    timeout: 60_000,
+  }, async (context) => {
     if (backend === 'pglite') context.skip();
     const reference = liveClient(api.url, reader, { providerIds: [other.providerId] });
     const slow = rawLive(api.url, reader, { providerIds: [other.providerId] });
@@ -167,26 +171,31 @@ describeBackends('signals.live on %s', (backend) => {
       return Number(/^signal_live_streams_dropped (\d+)/m.exec(text)?.[1] ?? 0);
     };
     const before = await dropped();
-    // Events that grow: each update's event carries every statement of its signal so far.
-    const { id, logIndex: opened } = await open(other, { note: 'n'.repeat(500) });
+    // Events that grow: each update's event carries every statement of its signal so far. Four
+    // signals updated side by side, until the server has cut the paused reader.
+    const signals = [];
+    for (let i = 0; i < CHAINS; i++) signals.push(await open(other, { note: 'n'.repeat(500) }));
+    const opened = signals[0]!.logIndex;
     let updates = 0;
-    while ((await dropped()) === before && updates < 150) {
-      await change(other, id, 'signal.update', { note: `${updates} ${'u'.repeat(480)}` });
-      updates += 1;
+    while ((await dropped()) === before && updates < 240) {
+      await Promise.all(
+        signals.map(({ id }, i) => change(other, id, 'signal.update', { note: `${updates + i} ${'u'.repeat(480)}` })),
+      );
+      updates += CHAINS;
     }
     expect(await dropped()).toBe(before + 1);
-    await until(() => reference.received.length === updates + 1, 'the reference');
+    await until(() => reference.received.length === updates + CHAINS, 'the reference');
     // What it got before the cut is a prefix, in order; it resumes from its last id.
     slow.resume();
     await until(() => slow.ended, 'the cut connection to end');
     const got = slow.events();
     expect(ids(got)).toEqual(ids(reference.received).slice(0, got.length));
-    expect(got.length).toBeLessThan(updates + 1);
+    expect(got.length).toBeLessThan(updates + CHAINS);
     const resumed = liveClient(api.url, reader, {
       providerIds: [other.providerId],
       lastEventId: got.at(-1)?.id ?? String(opened - 1),
     });
-    await until(() => got.length + resumed.received.length >= updates + 1, 'the rest');
+    await until(() => got.length + resumed.received.length >= updates + CHAINS, 'the rest');
     expect([...ids(got), ...ids(resumed.received)]).toEqual(ids(reference.received));
     console.log(
       `${backend}: the paused reader was cut off after ${updates} updates (${got.length} events read before the cut)`,
