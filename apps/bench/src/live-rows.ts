@@ -65,20 +65,27 @@ function openStream(api: ServerProcess, key: string, providerId: number): Stream
   return stream;
 }
 
+/** The fields the row reads of the answers it gets. */
+interface Answer {
+  id: number;
+  key: string;
+  receipt: { logIndex: number };
+}
+
 async function post(url: string, path: string, body: unknown, token?: string) {
   const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-  const json = (await res.json()) as any;
+  const json = (await res.json()) as Answer;
   if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function measure(run: LiveRun, apis: ServerProcess[], subscribers: number, seconds: number) {
+async function measure(apis: ServerProcess[], subscribers: number, seconds: number) {
   const [first] = apis as [ServerProcess];
   const account = privateKeyToAccount(generatePrivateKey());
   const provider = await post(first.url, '/providers', { name: `Bench Live ${randomBytes(3).toString('hex')}` }, ADMIN);
@@ -195,7 +202,7 @@ export async function liveRows(run: LiveRun): Promise<Map<string, Row>> {
       for (let i = 0; i < (key === 'live-one' ? 1 : 2); i++) {
         apis.push(await startServer({ ...base, name: `api (${key} ${i + 1})`, env }));
       }
-      const m = await measure(run, apis, subscribers, seconds);
+      const m = await measure(apis, subscribers, seconds);
       const perSignalMs = m.cpuMs / Math.max(1, m.signals);
       const perDeliveryUs = (m.cpuMs * 1000) / Math.max(1, m.delivered);
       run.log(

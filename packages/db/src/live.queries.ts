@@ -1,5 +1,5 @@
 /**
- * What a `signals.live` stream needs when it opens (apps/api's procedures/signal-live.ts): the
+ * What a `signals.live` stream needs when it opens (its admission in the API): the
  * providers a user follows now, archived ones included (their signals stop when they are
  * archived, and start again with a restore, without a reconnect).
  */

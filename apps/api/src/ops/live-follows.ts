@@ -10,6 +10,9 @@
  * within about the pump's interval (200 ms); one made in the moments between a stream's
  * admission (which reads the user's follows) and this reader's next page can be missed by that
  * stream, until it reconnects.
+ *
+ * A key's streams: every RECHECK_MS its key is looked at again, once for all its streams
+ * (revoked, expired, the scope gone: they end with the error its next request would get).
  */
 import { readFeedAfter } from '@signal/db';
 import type { Services } from '../procedures/context.js';
@@ -20,6 +23,7 @@ import type { LiveStream } from './live-stream.js';
 
 const PAGE = 100;
 const WAIT_MS = 30_000;
+const RECHECK_MS = 30_000;
 
 export interface LiveFollowsTarget {
   followed(stream: LiveStream, provider: number): void;
@@ -32,8 +36,6 @@ export interface LiveFollows {
   /** A stream opened: a user's is kept current from now on. */
   watch(stream: LiveStream): void;
   forget(stream: LiveStream): void;
-  /** Ends a stream with `error` as its `serialized-error` (a key's recheck failed). */
-  endWith(stream: LiveStream, error: unknown): void;
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export function startLiveFollows(
   target: LiveFollowsTarget,
 ): LiveFollows {
   const byUser = new Map<number, Set<LiveStream>>();
+  const byKey = new Map<string, Set<LiveStream>>();
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
 
@@ -83,10 +86,25 @@ export function startLiveFollows(
     }
   };
 
+  const recheck = setInterval(() => {
+    for (const streams of byKey.values()) {
+      const group = [...streams];
+      void group[0]?.subscription.recheck?.().catch((error: unknown) => {
+        for (const stream of group) target.signedOut(stream, shapeOf(error));
+      });
+    }
+  }, RECHECK_MS);
+  recheck.unref();
+
   return {
     watch(stream) {
       const { reader } = stream.subscription;
-      if (reader.kind !== 'user') return;
+      if (reader.kind === 'key') {
+        const set = byKey.get(reader.keyId);
+        if (set) set.add(stream);
+        else byKey.set(reader.keyId, new Set([stream]));
+        return;
+      }
       const set = byUser.get(reader.userId);
       if (set) set.add(stream);
       else byUser.set(reader.userId, new Set([stream]));
@@ -96,15 +114,18 @@ export function startLiveFollows(
     },
     forget(stream) {
       const { reader } = stream.subscription;
-      if (reader.kind !== 'user') return;
+      if (reader.kind === 'key') {
+        const set = byKey.get(reader.keyId);
+        set?.delete(stream);
+        if (set?.size === 0) byKey.delete(reader.keyId);
+        return;
+      }
       const set = byUser.get(reader.userId);
       set?.delete(stream);
       if (set?.size === 0) byUser.delete(reader.userId);
     },
-    endWith(stream, error) {
-      target.signedOut(stream, shapeOf(error));
-    },
     async stop() {
+      clearInterval(recheck);
       stopping.abort();
       await running;
     },

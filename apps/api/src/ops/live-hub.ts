@@ -13,46 +13,28 @@
  * - It writes those bytes to each stream that carries the provider (an index by provider, and
  *   the keys that take every provider): no work for a stream that does not.
  *
- * Bounds: a stream whose unsent bytes (node's buffer, past what the kernel holds) are past
- * LIVE_MAX_UNSENT_BYTES when the next page of events is due is closed, and its client resumes with its
- * last id; a stream that
- * resumes is written its catch-up page by page, waiting for its client to drain. Follows, and
- * sign-outs, reach the open streams through the feed (live-follows.ts).
+ * Bounds: a stream whose unsent bytes (past what the kernel holds) are past LIVE_MAX_UNSENT_BYTES
+ * when a page of events is due is closed (its client resumes with its last id); a resuming stream
+ * is written its catch-up page by page as its client drains. Follows, sign-outs and key rechecks
+ * are live-follows.ts's.
  */
 import { readLogEntries } from '@signal/db';
 import type { Logger } from 'pino';
 import type { LiveHub, Services } from '../procedures/context.js';
 import { SSE_PING, sseConnected, sseError, sseEvent } from '../wire/direct-stream.js';
 import { type LiveFollows, startLiveFollows } from './live-follows.js';
-import type { LiveStream } from './live-stream.js';
-import type { Metrics } from './metrics.js';
-
-/** A signal statement's entry, as the hub reads it from the log. */
-export interface LiveEntry {
-  logIndex: number;
-  provider: number;
-  signal: string;
-  type: string;
-}
-
-/** The events' data (`{ type, signal }`) of entries, by log index; an entry left out makes no event. */
-export type LiveEventReader = (entries: readonly LiveEntry[]) => Promise<Map<number, unknown>>;
+import type { LiveEntry, LiveEvent, LiveEventReader, LiveHubFigures, LiveStream } from './live-stream.js';
+import { liveEntry } from './live-stream.js';
 
 /** Entries read at once, by the hub and by a catch-up. */
 const PAGE = 256;
 /** tRPC's ping and its client's reconnect (procedures/trpc.ts's `sse` settings). */
 const PING_MS = 15_000;
 const CLIENT = { reconnectAfterInactivityMs: 40_000 };
-/** A key's streams look at their key again after this (revoked, expired, scope gone: they end). */
-const RECHECK_MS = 30_000;
 /** After a failed read, the hub tries again after this (or at the next wake-up). */
 const RETRY_MS = 1_000;
 
-export interface LiveHubFigures {
-  open: number;
-  delivered: number;
-  dropped: number;
-}
+export { type LiveEntry, type LiveEventReader, liveMetrics } from './live-stream.js';
 
 export interface StartedLiveHub extends LiveHub {
   figures(): LiveHubFigures;
@@ -60,20 +42,6 @@ export interface StartedLiveHub extends LiveHub {
   size(): number;
   /** Ends every stream (the server's stop: clients resume elsewhere) and stops the follows. */
   stop(): Promise<void>;
-}
-
-/** Parses an entry; undefined for one that is not a signal statement. */
-export function liveEntry(logIndex: number, bytes: Uint8Array): LiveEntry | undefined {
-  let parsed: { provider?: unknown; signal?: unknown; type?: unknown };
-  try {
-    parsed = JSON.parse(Buffer.from(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const { provider, signal, type } = parsed;
-  if (typeof type !== 'string' || !type.startsWith('signal.')) return undefined;
-  if (typeof provider !== 'number' || typeof signal !== 'string') return undefined;
-  return { logIndex, provider, signal, type };
 }
 
 export function startLiveHub(
@@ -262,22 +230,6 @@ export function startLiveHub(
   }, PING_MS);
   ping.unref();
 
-  const recheck = setInterval(() => {
-    // One look per key, for all its streams.
-    const byKey = new Map<string, LiveStream[]>();
-    for (const stream of streams) {
-      const { reader, recheck: check } = stream.subscription;
-      if (reader.kind !== 'key' || !check) continue;
-      byKey.set(reader.keyId, [...(byKey.get(reader.keyId) ?? []), stream]);
-    }
-    for (const group of byKey.values()) {
-      void group[0]!.subscription.recheck!().catch((error: unknown) => {
-        for (const stream of group) follows.endWith(stream, error);
-      });
-    }
-  }, RECHECK_MS);
-  recheck.unref();
-
   return {
     serve(res, subscription) {
       return new Promise<void>((resolve) => {
@@ -335,7 +287,6 @@ export function startLiveHub(
     async stop() {
       stopped = true;
       clearInterval(ping);
-      clearInterval(recheck);
       clearTimeout(retry);
       for (const stream of [...streams]) {
         stream.res.destroy();
@@ -345,25 +296,4 @@ export function startLiveHub(
       await running;
     },
   };
-}
-
-interface LiveEvent {
-  index: number;
-  provider: number;
-  bytes: Buffer;
-}
-
-/** The hub's figures for /metrics. */
-export function liveMetrics(metrics: Metrics, hub: Pick<StartedLiveHub, 'figures'>): void {
-  metrics.gauge('signal_live_streams_open', 'signals.live streams open on this server', () => hub.figures().open);
-  metrics.counter(
-    'signal_live_events_delivered',
-    'signals.live events written to streams by this server (one per stream per event), since it started',
-    () => hub.figures().delivered,
-  );
-  metrics.counter(
-    'signal_live_streams_dropped',
-    'signals.live streams this server closed for a slow reader (LIVE_MAX_UNSENT_BYTES) or a failed catch-up, since it started',
-    () => hub.figures().dropped,
-  );
 }
