@@ -12,6 +12,7 @@ import type { Config } from './config/config.js';
 import { restrictToOwner } from './config/data-dir.js';
 import { limitConnections, timeoutOptions } from './http/connection-limits.js';
 import { handlersInFlight, responseClass, type StreamHandler } from './http/handler.js';
+import { seedDemoSignals } from './ops/demo-signals.js';
 import { type EventRelay, relayMetrics, startEventRelay } from './ops/event-relay.js';
 import { type LiveBus, startLiveBus } from './ops/live-bus.js';
 import { type Maintenance, startMaintenance } from './ops/maintenance.js';
@@ -106,6 +107,12 @@ export function createServer(options: ServerOptions) {
       services.log.warn(
         'secp256k1: the native binding did not load, so EVM signatures are checked by the pure-JS fallback (much slower); reinstall on a supported platform or rebuild the secp256k1 package',
       );
+    }
+    // The demo's signals go through this server's own statement routes, so it must listen first;
+    // the start waits for them (a few seconds at most), so the first page shows them.
+    if (config.seedProviders > 0 && config.seedSignalProviders > 0) {
+      const seeded = await seedDemoSignals(services, url);
+      if (seeded) services.log.info(seeded, 'demo signals seeded');
     }
     maintenance = startMaintenance(services);
     for (const warning of webhookWarnings(config)) services.log.warn(warning);

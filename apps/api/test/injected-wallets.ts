@@ -259,10 +259,12 @@ const ICON =
 export async function injectDiscoverableWallets(
   page: Page,
   names: string[],
+  /** EVM private keys by wallet name (the demo's publisher wallets); the others get fresh ones. */
+  evmKeys: Record<string, Hex> = {},
 ): Promise<Record<string, { evm: InjectedWallet; solana: InjectedWallet }>> {
-  const made = names.map(() => ({
+  const made = names.map((name) => ({
     evm: createWallet<PrivateKeyAccount>(
-      () => privateKeyToAccount(generatePrivateKey()),
+      () => privateKeyToAccount(evmKeys[name] ?? generatePrivateKey()),
       (account) => account.address,
       (account, message) => account.signMessage({ message: { raw: message } }),
     ),

@@ -1,12 +1,25 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { FollowingCount, NoticeBanner, SessionBar } from './components/session-bar';
-import { Empty } from './components/states';
+import { Empty, Loading } from './components/states';
 import { CataloguePage } from './pages/catalogue.page';
 import { FollowingPage } from './pages/following.page';
 import { ProviderPage } from './pages/provider.page';
 import { SessionsPage } from './pages/sessions.page';
+import { SignalsPage } from './pages/signals.page';
 import { WalletsPage } from './pages/wallets.page';
-import { catalogueHref, DEFAULT_VIEW, followingHref, type Route, sessionsHref, useRoute, walletsHref } from './router';
+import {
+  catalogueHref,
+  DEFAULT_VIEW,
+  followingHref,
+  type Route,
+  sessionsHref,
+  signalsHref,
+  useRoute,
+  walletsHref,
+} from './router';
+
+/** The publisher page (forms, statement building) is fetched when first opened. */
+const PublishPage = lazy(() => import('./pages/publish.page').then((module) => ({ default: module.PublishPage })));
 
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
@@ -14,6 +27,14 @@ function Screen({ route }: { route: Route }) {
       return <CataloguePage view={route.view} />;
     case 'provider':
       return <ProviderPage key={route.id} id={route.id} />;
+    case 'publish':
+      return (
+        <Suspense fallback={<Loading label="Loading the publisher page…" />}>
+          <PublishPage key={route.id} id={route.id} />
+        </Suspense>
+      );
+    case 'signals':
+      return <SignalsPage />;
     case 'following':
       return <FollowingPage page={route.page} />;
     case 'sessions':
@@ -40,7 +61,9 @@ export function App() {
     window.scrollTo(0, 0);
   }, [screen]);
   const tab =
-    route.name === 'following' || route.name === 'sessions' || route.name === 'wallets' ? route.name : 'providers';
+    route.name === 'following' || route.name === 'sessions' || route.name === 'wallets' || route.name === 'signals'
+      ? route.name
+      : 'providers';
   return (
     <>
       <header className="topbar">
@@ -55,6 +78,9 @@ export function App() {
             </a>
             <a href={followingHref()} aria-current={tab === 'following' ? 'page' : undefined}>
               Following <FollowingCount />
+            </a>
+            <a href={signalsHref()} aria-current={tab === 'signals' ? 'page' : undefined}>
+              Signals
             </a>
             <a href={sessionsHref()} aria-current={tab === 'sessions' ? 'page' : undefined}>
               Sessions

@@ -21,5 +21,7 @@ declare global {
   interface ImportMetaEnv {
     /** The API's origin when the app is not served by the API itself (default: the page's origin). */
     readonly VITE_SIGNAL_API_URL?: string;
+    /** The log's verifier key to check the record against, pinned at build time (else: pinned on first use). */
+    readonly VITE_SIGNAL_LOG_KEY?: string;
   }
 }

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { SessionProvider } from './session';
 import './styles.css';
+import './signals.css';
 import { startWalletDiscovery } from './wallet-discovery';
 
 // Before the first render: wallets announce themselves in answer, and late ones on their own.

@@ -21,6 +21,8 @@ export interface CatalogueView {
 export type Route =
   | { name: 'catalogue'; view: CatalogueView }
   | { name: 'provider'; id: number }
+  | { name: 'publish'; id: number }
+  | { name: 'signals' }
   | { name: 'following'; page: number }
   | { name: 'sessions'; page: number }
   | { name: 'wallets' }
@@ -42,6 +44,9 @@ export function parseRoute(hash: string): Route {
   const provider = /^\/providers\/([0-9]+)$/.exec(path);
   const id = positive(provider?.[1] ?? null);
   if (id !== undefined) return { name: 'provider', id };
+  const publish = positive(/^\/providers\/([0-9]+)\/publish$/.exec(path)?.[1] ?? null);
+  if (publish !== undefined) return { name: 'publish', id: publish };
+  if (path === '/signals') return { name: 'signals' };
   if (path === '/following') return { name: 'following', page: positive(query.get('page')) ?? 1 };
   if (path === '/sessions') return { name: 'sessions', page: positive(query.get('page')) ?? 1 };
   if (path === '/wallets') return { name: 'wallets' };
@@ -91,6 +96,8 @@ export function navigate(href: string): void {
 }
 
 export const providerHref = (id: number) => `#/providers/${id}`;
+export const publishHref = (id: number) => `#/providers/${id}/publish`;
+export const signalsHref = () => '#/signals';
 export const followingHref = (page = 1) => (page === 1 ? '#/following' : `#/following?page=${page}`);
 export const sessionsHref = (page = 1) => (page === 1 ? '#/sessions' : `#/sessions?page=${page}`);
 export const walletsHref = () => '#/wallets';

@@ -36,6 +36,11 @@ export async function connectWallet(chain: Chain, walletId?: string): Promise<Si
   const wallet = candidates.find((w) => w.id === walletId) ?? candidates[0];
   if (!wallet) throw new NoWalletError(WALLET_HINT[chain]);
   connected[chain] = wallet;
+  return signerOf(wallet);
+}
+
+/** The SDK signer of a discovered wallet (the publisher page signs statements with it, as sign-in does). */
+export async function signerOf(wallet: WalletInfo): Promise<Signer> {
   if (wallet.kind === 'evm') {
     // No account: evmSigner asks the wallet (eth_requestAccounts) at each sign-in, so an account
     // switched in the wallet is the one that signs in next time.

@@ -17,6 +17,7 @@ import { type Backend, createScratchDatabase, serviceDatabaseUrl } from './scrat
 export const TEST_SERVICE_ENV: Readonly<Record<string, string>> = {
   LOG_LEVEL: 'silent',
   SEED_PROVIDERS: '0',
+  SEED_SIGNAL_PROVIDERS: '0',
   AUTH_RATE_LIMIT_PER_MINUTE: '0',
   FOLLOW_RATE_LIMIT_PER_MINUTE: '0',
   READ_RATE_LIMIT_PER_MINUTE: '0',

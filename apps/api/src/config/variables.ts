@@ -256,6 +256,13 @@ export const VARIABLES = [
     doc: 'seed this many demo providers when the catalogue is empty; `0` = never',
   },
   {
+    env: 'SEED_SIGNAL_PROVIDERS',
+    key: 'seedSignalProviders',
+    group: 'database',
+    ...defaulted(integer(0, 100), '10'),
+    doc: 'with `SEED_PROVIDERS`: on a fresh demo (no publisher yet), this many of the most followed demo providers get a publisher wallet, a delegated key and six signals, posted to the server’s own statement routes once it listens (see [the demo app](demo-app.md#signals-in-the-demo)); `0` = none',
+  },
+  {
     env: 'DATABASE_POOL_SIZE',
     key: 'databasePoolSize',
     group: 'database',

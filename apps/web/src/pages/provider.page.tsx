@@ -2,6 +2,7 @@ import type { Provider, ProviderStats } from '@signal/sdk';
 import { Avatar } from '../components/avatar';
 import { FollowButton } from '../components/follow-button';
 import { PerformancePanel } from '../components/performance-panel';
+import { ProviderSignals } from '../components/provider-signals';
 import { ErrorPanel, Loading } from '../components/states';
 import {
   formatAgo,
@@ -86,7 +87,7 @@ function Statistics({ stats }: { stats: ProviderStats }) {
           value={formatCount(stats.totalSignals)}
           hint={
             stats.totalSignals > 0
-              ? `avg ${formatReturn(stats.avgReturnPct)} each${stats.lastSignalAt ? `, latest ${formatAgo(stats.lastSignalAt)}` : ''}`
+              ? `avg ${formatReturn(stats.avgReturnPct)} each${stats.lastSignalAt ? `, latest ${formatAgo(stats.lastSignalAt)}` : ''}; the pipeline’s count`
               : 'none yet'
           }
         />
@@ -157,7 +158,11 @@ export function ProviderPage({ id }: { id: number }) {
       </div>
       <Statistics stats={stats} />
       <PerformancePanel providerId={provider.id} />
-      <p className="muted small">Statistics updated {formatDateTime(stats.updatedAt)}.</p>
+      <p className="muted small">
+        Statistics updated {formatDateTime(stats.updatedAt)}, as the operator’s pipeline published them (see the record
+        below).
+      </p>
+      <ProviderSignals providerId={provider.id} pipelineSignals={stats.totalSignals} />
     </section>
   );
 }
