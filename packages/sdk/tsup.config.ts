@@ -2,7 +2,15 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // One entry per import path, so a Solana-only app never loads the EVM adapter and vice versa.
-  entry: ['src/index.ts', 'src/evm.ts', 'src/solana.ts', 'src/statements.ts', 'src/publisher.ts', 'src/log.ts', 'src/audit.ts'],
+  entry: [
+    'src/index.ts',
+    'src/evm.ts',
+    'src/solana.ts',
+    'src/statements.ts',
+    'src/publisher.ts',
+    'src/log.ts',
+    'src/audit.ts',
+  ],
   format: ['esm'],
   // The browser platform makes any Node built-in on these paths a build error.
   platform: 'browser',

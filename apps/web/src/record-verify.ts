@@ -10,7 +10,7 @@
  * pinned one (a fork or a shrunk log). An operator who wants no first-use trust builds the app
  * with the key (VITE_SIGNAL_LOG_KEY).
  */
-import { type AuditFailure, readLog, verifySignal } from '@signal/sdk/log';
+import { type AuditFailure, readLog, verifySignal } from '@signal/sdk/audit';
 import { API_URL } from './api';
 import type { Signal } from './signals';
 
