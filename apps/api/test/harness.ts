@@ -152,12 +152,25 @@ export async function call<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${api.url}${path}`, {
-    method,
-    headers,
-    body,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const send = () =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers,
+      body,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (error) {
+    // A pooled keep-alive socket the server closed at its idle timeout just as this request went
+    // out on it (the test process, starved of CPU on a loaded runner, is late to see the close):
+    // a read or GET is sent again once on a new socket, as browsers do. A server that is really
+    // gone refuses the second try too.
+    const reset = (error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET';
+    if (!reset || (method !== 'GET' && method !== 'HEAD')) throw error;
+    res = await send();
+  }
   const text = await res.text();
   let parsed: unknown = text;
   try {
