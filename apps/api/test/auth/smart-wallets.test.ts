@@ -25,12 +25,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmSigner } from '../../../../packages/sdk/dist/evm.js';
 import { createClient } from '../../../../packages/sdk/dist/index.js';
 import { type Anvil, contracts, deploy, startAnvil } from '../chain/anvil.js';
-import { call, evmWallet, expectError, signIn, startApi, type TestApi, useApi } from '../harness.js';
+import { call, createServiceKey, evmWallet, expectError, signIn, startApi, type TestApi, useApi } from '../harness.js';
+import { changeSignal, newDesk, openSignal } from '../signals/signal-support.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
 /** The time box the service is started with here, and the slack a loaded machine may add. */
 const RPC_TIMEOUT_MS = 1_500;
 const SLACK_MS = 2_000;
+const ADMIN_KEY = 'smart-wallets-test-admin-key-0123456789abcdef';
 
 async function nonceFor(api: TestApi, wallet: string) {
   const reply = await call(api, 'GET', `/auth/nonce?wallet=${wallet}`);
@@ -102,7 +104,11 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
 
   beforeAll(async () => {
     api = await startApi(backend, {
-      env: { EVM_RPC_URL: `http://127.0.0.1:${proxy.port}`, EVM_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) },
+      env: {
+        EVM_RPC_URL: `http://127.0.0.1:${proxy.port}`,
+        EVM_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
+        ADMIN_KEY,
+      },
     });
     owner = privateKeyToAccount(generatePrivateKey());
     wallet1271 = await deploy(anvil, contracts.OwnedWallet, [owner.address]);
@@ -120,6 +126,30 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
     expect(reply.body.user).toMatchObject({ wallet: wallet1271, chain: 'evm' });
     const me = await call(api, 'GET', '/me', { token: reply.body.token });
     expect(me.body.wallet).toBe(wallet1271);
+  });
+
+  it('publishes signals: a deployed EIP-1271 wallet opens, an EIP-6492 account closes; a stranger signing for the wallet → 401', async () => {
+    const origin = (await (await fetch(`${api.url}/log/checkpoint`)).text()).split('\n')[0]!;
+    const writer = await createServiceKey(api, ADMIN_KEY, 'writer', ['providers:write']);
+    const account = await counterfactual(owner);
+    const desk = await newDesk(api, origin, writer, [wallet1271, account.address]);
+    const opened = await openSignal(desk, { signer: wallet1271, sign: (text) => owner.signMessage({ message: text }) });
+    expect(opened.reply.status).toBe(201);
+    expect(opened.reply.body.signal.statements[0]).toMatchObject({ type: 'signal.open', signer: wallet1271 });
+    const wrapped = {
+      signer: account.address,
+      sign: async (text: string) => account.wrap(await owner.signMessage({ message: text })),
+    };
+    const closed = await changeSignal(desk, wrapped, opened.reply.body.signal.id, 'signal.close', { closePct: '100' });
+    expect(closed.reply.status).toBe(201);
+    expect(closed.reply.body.signal).toMatchObject({ status: 'closed', content: { openPct: '0' } });
+    expect(await anvil.client.getCode({ address: account.address })).toBeUndefined();
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const forged = await openSignal(desk, {
+      signer: wallet1271,
+      sign: (text) => stranger.signMessage({ message: text }),
+    });
+    expectError(forged.reply, 401, 'INVALID_SIGNATURE');
   });
 
   it('a signature by another key than the owner → 401, and the nonce stays usable', async () => {
