@@ -178,20 +178,34 @@ export async function compare(
   };
 }
 
-/** Calls per second of a synchronous function over a set of inputs, for `seconds`. */
-export function opsPerSecond<T>(inputs: T[], call: (input: T) => boolean, seconds: number): number {
+/**
+ * A synchronous check called over a set of inputs for `seconds` (the clock read every 64 calls):
+ * how many calls, in how many milliseconds. A call answering false stops the run with `failure`.
+ */
+export function callFor<T>(
+  inputs: T[],
+  call: (input: T) => boolean,
+  seconds: number,
+  failure = 'a valid signature failed to verify',
+): { calls: number; ms: number } {
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let calls = 0;
   let now = started;
   while (now < deadline) {
     for (let i = 0; i < 64; i++) {
-      if (!call(inputs[calls % inputs.length] as T)) throw new Error('a valid signature failed to verify');
+      if (!call(inputs[calls % inputs.length] as T)) throw new Error(failure);
       calls++;
     }
     now = performance.now();
   }
-  return calls / ((now - started) / 1000);
+  return { calls, ms: now - started };
+}
+
+/** Calls per second of a synchronous function over a set of inputs, for `seconds`. */
+export function opsPerSecond<T>(inputs: T[], call: (input: T) => boolean, seconds: number): number {
+  const { calls, ms } = callFor(inputs, call, seconds);
+  return calls / (ms / 1000);
 }
 
 /** Alternates `a` and `b` (ABBA) for `rounds` and returns the median ops/s of each. */

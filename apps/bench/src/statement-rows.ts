@@ -24,7 +24,7 @@ import { verifyEd25519Signature, verifyEvmSignature } from '@signal/core/verify'
 import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { keccak256 } from 'viem';
-import { median } from './load.js';
+import { callFor, median } from './load.js';
 import { type Figures, type Row, row, type Verdict } from './report.js';
 import { type BenchWallet, evmWallet, solanaWallet } from './wallets.js';
 
@@ -146,18 +146,8 @@ function threadCpuUs(): number {
 
 function run(items: Input[], call: (input: Input) => boolean, seconds: number): Run {
   const cpuBefore = threadCpuUs();
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let calls = 0;
-  let now = started;
-  while (now < deadline) {
-    for (let i = 0; i < 64; i++) {
-      if (!call(items[calls % items.length] as Input)) throw new Error('a valid statement failed its check');
-      calls++;
-    }
-    now = performance.now();
-  }
-  return { rps: calls / ((now - started) / 1000), cpuUs: (threadCpuUs() - cpuBefore) / calls };
+  const { calls, ms } = callFor(items, call, seconds, 'a valid statement failed its check');
+  return { rps: calls / (ms / 1000), cpuUs: (threadCpuUs() - cpuBefore) / calls };
 }
 
 export interface StatementRun {
