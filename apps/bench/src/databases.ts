@@ -3,7 +3,7 @@
  * and seeded by the db package. A database already holding exactly that many providers is
  * reused, so a rerun starts in seconds instead of reseeding a million rows.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as ownDb from '@signal/db';
 import pg from 'pg';
 
@@ -178,4 +178,25 @@ export function randomProviderIds(url: string, count: number): Promise<number[]>
 
 export async function serverVersion(): Promise<string> {
   return admin(async (client) => (await client.query('show server_version')).rows[0]?.server_version ?? 'unknown');
+}
+
+export interface CatalogueCopy {
+  url: string;
+  drop: () => Promise<void>;
+}
+
+/**
+ * A copy of a catalogue for a row that writes into it (mix-signal-rows.ts), made while nothing
+ * holds the catalogue open (CREATE DATABASE … TEMPLATE refuses a template in use).
+ */
+export async function copyCatalogue(url: string): Promise<CatalogueCopy> {
+  const source = new URL(url).pathname.slice(1);
+  const name = `signal_bench_mix_signals_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await admin((client) => client.query(`create database ${name} template ${source} strategy file_copy`));
+  const copy = new URL(url);
+  copy.pathname = `/${name}`;
+  return {
+    url: copy.toString(),
+    drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
 }

@@ -48,7 +48,7 @@ export interface SignalRun {
 }
 
 /** The server's env for these rows: the bench's log name, statements signed up to an hour before. */
-export function signalSpec(run: SignalRun, url: string, env: Record<string, string> = {}): ServerSpec {
+export function signalSpec(run: Pick<SignalRun, 'spec'>, url: string, env: Record<string, string> = {}): ServerSpec {
   const base = run.spec(url);
   return {
     ...base,
@@ -88,7 +88,7 @@ export async function post(api: ServerProcess, path: string, body: unknown, head
  * `count` providers, each with a publisher wallet (EVM for even ones, Solana for odd ones) and
  * (`keys`) an Ed25519 key that wallet delegated.
  */
-async function publishers(api: ServerProcess, count: number, name: string, keys: boolean): Promise<Signer[]> {
+export async function publishers(api: ServerProcess, count: number, name: string, keys: boolean): Promise<Signer[]> {
   const signers: Signer[] = [];
   for (let i = 0; i < count; i++) {
     const { id } = (await post(api, '/providers', { name: `${name} ${i + 1}` })) as { id: number };
