@@ -186,17 +186,36 @@ export interface CatalogueCopy {
 }
 
 /**
- * A copy of a catalogue for a row that writes into it (mix-signal-rows.ts), made while nothing
- * holds the catalogue open (CREATE DATABASE … TEMPLATE refuses a template in use).
+ * A copy of a catalogue for a row that writes into it (mix-signal-rows.ts): by CREATE DATABASE
+ * … TEMPLATE, which refuses a template anyone is connected to (another checkout's bench on the
+ * same catalogue); then, after a few tries, a database of its own seeded alike.
  */
-export async function copyCatalogue(url: string): Promise<CatalogueCopy> {
-  const source = new URL(url).pathname.slice(1);
+export async function copyCatalogue(catalogue: Catalogue, log: (line: string) => void): Promise<CatalogueCopy> {
   const name = `signal_bench_mix_signals_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin((client) => client.query(`create database ${name} template ${source} strategy file_copy`));
-  const copy = new URL(url);
-  copy.pathname = `/${name}`;
-  return {
-    url: copy.toString(),
-    drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {}),
-  };
+  const url = databaseUrl(name);
+  const drop = () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin((client) => client.query(`create database ${name} template ${catalogue.name} strategy file_copy`));
+      break;
+    } catch (error) {
+      if (attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        continue;
+      }
+      log(`${catalogue.name} is in use (${(error as Error).message}): seeding ${name} instead`);
+      await admin((client) => client.query(`create database ${name}`));
+      const database = ownDb.createDatabase({ url, poolSize: 2 });
+      try {
+        await ownDb.migrateToLatest(database.db);
+        await ownDb.seedDemoCatalogue(database.db, { providers: catalogue.providers, distinctNames: true });
+      } finally {
+        await database.close();
+      }
+      await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users'));
+      break;
+    }
+  }
+  await admin((client) => client.query(`alter database ${name} set statement_timeout = '${BENCH_STATEMENT_TIMEOUT}'`));
+  return { url, drop };
 }

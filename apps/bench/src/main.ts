@@ -567,7 +567,7 @@ async function main() {
   for (const size of sizes) {
     const prepared = await prepareCatalogue(size, log, db);
     if (catalogues.length === 0 && MIX_SIGNAL_KEYS.some(wanted)) {
-      mixCopy = await copyCatalogue(prepared.url);
+      mixCopy = await copyCatalogue(prepared, log);
       releases.push(mixCopy.drop);
     }
     releases.push(await holdCatalogue(prepared.url));

@@ -1,22 +1,15 @@
 /**
- * `mix-signals` (issue 41, item 4): the capacity model's mix (cached-rows.ts's `mixTarget`, the
- * `mix` row's request stream) with signal traffic added, on the service as production runs it
- * (answer cache on), against the baseline's mix (Fastify + pg, no signals), both on one copy of
- * the catalogue (`CREATE DATABASE … TEMPLATE`, made before the run holds the catalogue, dropped
- * after), side by side in alternating rounds.
- *
- * The signal traffic: SIGNAL_READ_SHARE of the service's requests read signals (two thirds
- * `GET /providers/{id}/signals` of SIGNAL_PROVIDERS providers, 30 % of them with a token; a
- * third `GET /me/signals` of users following those providers), PUBLISH_RATE `signal.open`
- * statements a second published (open loop, each answered with its receipt), and STREAMS
- * `signals.live` streams (a `signals:read` key's, on all those providers) open for the whole
- * row, each getting every published signal.
- *
- * The signals' own cost, measured on the same server in the same rounds and taken out: the
- * publishes and deliveries with no request load (API and PostgreSQL CPU per second), and the
- * signal reads alone (CPU per read). The shared part's CPU per request is the mixed run's CPU
- * less those, over its mix requests. Target: API + PostgreSQL CPU per request of the shared part
- * ≤ MIX_SIGNALS_TARGET× the baseline's mix.
+ * `mix-signals` (issue 41, item 4): the capacity model's mix (`mixTarget`, the `mix` row's request
+ * stream) with signal traffic added, on the service as production runs it (answer cache on),
+ * against the baseline's mix (Fastify + pg, no signals), both on one copy of the catalogue
+ * (databases.ts's `copyCatalogue`, dropped after), side by side in alternating rounds. The signal
+ * traffic: SIGNAL_READ_SHARE of the requests read signals (⅔ `GET /providers/{id}/signals` of
+ * SIGNAL_PROVIDERS providers, 30 % with a token; ⅓ `GET /me/signals` of users following them),
+ * PUBLISH_RATE statements a second published (open loop, each answered with its receipt), and
+ * `streams` `signals.live` streams on all those providers open for the whole row. The signals'
+ * own cost, measured on the same server in the same rounds, is taken out: the publishing with no
+ * requests (CPU per second) and the signal reads alone (CPU per read). Target: API + PostgreSQL
+ * CPU per request of the shared part ≤ MIX_SIGNALS_TARGET× the baseline's mix.
  */
 import type { NonceCodec } from '@signal/core/nonce';
 import type autocannon from 'autocannon';
@@ -223,7 +216,7 @@ export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>
     const m = split(samples, run.plan.seconds);
     const mixedRps = samples.mixed.reduce((n, s) => n + s.rps, 0) / samples.mixed.length;
     const baseRps = samples.base.reduce((n, s) => n + s.rps, 0) / samples.base.length;
-    const line = `shared part ${Math.round(m.shared.api)} + ${Math.round(m.shared.db)} µs per request (API + PostgreSQL) vs the baseline's mix ${Math.round(m.base.api)} + ${Math.round(m.base.db)} µs; the signals' own: a read ${Math.round(m.read.api)} + ${Math.round(m.read.db)} µs, a publish with its deliveries to ${open.toLocaleString('en-US')} streams ${Math.round(m.publish.api)} + ${Math.round(m.publish.db)} µs (${(m.publish.api / Math.max(1, open)).toFixed(1)} µs of API per delivery), ${Math.round(m.signalShare * 100)} % of the mixed run's CPU; delivery publish → every stream p50 ${got.q(0.5).toFixed(0)} ms, p99 ${got.q(0.99).toFixed(0)} ms, ${got.missing} missing`;
+    const line = `shared part ${Math.round(m.shared.api)} + ${Math.round(m.shared.db)} µs per request (API + PostgreSQL) vs the baseline's mix ${Math.round(m.base.api)} + ${Math.round(m.base.db)} µs; the signals' own: a read ${Math.round(m.read.api)} + ${Math.round(m.read.db)} µs, a publish (its acceptance with the receipt, and its deliveries to ${open.toLocaleString('en-US')} streams; the process's own pollers' CPU included) ${Math.round(m.publish.api)} + ${Math.round(m.publish.db)} µs, ${Math.round(m.signalShare * 100)} % of the mixed run's CPU; delivery publish → every stream p50 ${got.q(0.5).toFixed(0)} ms, p99 ${got.q(0.99).toFixed(0)} ms, ${got.missing} missing`;
     run.log(`mix-signals: ${Math.round(mixedRps)} vs ${Math.round(baseRps)} req/s; ${line}`);
     ratios.set('mix-signals', { shared: m.shared.api + m.shared.db, base: m.base.api + m.base.db });
     rows.set(

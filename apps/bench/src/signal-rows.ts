@@ -78,10 +78,14 @@ export interface Signer {
 const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 
 export async function post(api: ServerProcess, path: string, body: unknown, headers: Record<string, string> = admin) {
-  const res = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${path} answered ${res.status}: ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status === 201 || res.status === 200) return JSON.parse(text) as Record<string, unknown>;
+    // A 503 of a statement route: accepted, its checkpoint not signed in time (a loaded machine);
+    // the same bytes again get its answer, as the SDK's publisher does.
+    if (res.status !== 503 || attempt === 5) throw new Error(`POST ${path} answered ${res.status}: ${text}`);
+  }
 }
 
 /**
