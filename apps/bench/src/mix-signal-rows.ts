@@ -15,13 +15,14 @@ import type { NonceCodec } from '@signal/core/nonce';
 import type autocannon from 'autocannon';
 import { type MixBench, mixTarget, random } from './cached-rows.js';
 import { type CatalogueCopy, randomProviderIds, settle } from './databases.js';
-import { databaseCpu } from './db-cpu.js';
+import { type BackendCpu, databaseCpu } from './db-cpu.js';
 import { deliveries, openStreams, pause, type Stream } from './live-rows.js';
 import { drive, type LoadTarget, median, type Sample } from './load.js';
+import { type Kinds, publishing, withSignalReads } from './mix-signal-traffic.js';
 import { type Row, row, type Verdict } from './report.js';
-import { BASELINE_MAIN, type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { BASELINE_MAIN, type ServerSpec, startServer } from './servers.js';
 import { type SignedIn, signIn } from './sign-in.js';
-import { openBody, post, publishers, type Signer, signalSpec } from './signal-rows.js';
+import { openBody, post, publishers, signalSpec } from './signal-rows.js';
 import type { BenchWallet } from './wallets.js';
 
 export const MIX_SIGNAL_KEYS = ['mix-signals'] as const;
@@ -44,86 +45,22 @@ export interface MixSignalRun {
   log: (line: string) => void;
 }
 
-/** Requests of each kind a target of this row set up, since its last run began. */
-interface Kinds {
-  shared: number;
-  signals: number;
-}
-
-/** The mix, with SIGNAL_READ_SHARE of its requests replaced by signal reads (`reads`). */
-function withSignalReads(mix: LoadTarget, reads: (next: () => number) => Partial<autocannon.Request>, kinds: Kinds) {
-  return {
-    ...mix,
-    async requests(seconds: number, stop: () => void) {
-      const [request] = (await mix.requests(seconds, stop)) as [autocannon.Request];
-      const next = random(41);
-      kinds.shared = 0;
-      kinds.signals = 0;
-      const setup = request.setupRequest as (request: autocannon.Request, context: object) => autocannon.Request;
-      return [
-        {
-          ...request,
-          setupRequest: (base: autocannon.Request, context: object) => {
-            if (next() < SIGNAL_READ_SHARE) {
-              kinds.signals += 1;
-              return { ...base, method: 'GET', headers: {}, ...reads(next) } as autocannon.Request;
-            }
-            kinds.shared += 1;
-            return setup(base, context);
-          },
-        },
-      ];
-    },
-  } satisfies LoadTarget;
-}
-
-/** Publishes PUBLISH_RATE signals a second while `run` runs; each accepted one's send time by log index. */
-async function publishing<T>(api: ServerProcess, signers: Signer[], sent: Map<string, number>, run: () => Promise<T>) {
-  let stopped = false;
-  const pending: Promise<void>[] = [];
-  const loop = (async () => {
-    const started = performance.now();
-    for (let i = 0; !stopped; i++) {
-      await pause(Math.max(0, started + (i * 1000) / PUBLISH_RATE - performance.now()));
-      const { path, body } = openBody(signers[i % signers.length] as Signer);
-      const at = performance.now();
-      pending.push(
-        fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-          .then(async (res) => {
-            const answer = (await res.json()) as { receipt?: { logIndex: number } };
-            if (res.status === 201 && answer.receipt) sent.set(String(answer.receipt.logIndex), at);
-          })
-          .catch(() => {}),
-      );
-    }
-  })();
-  try {
-    return await run();
-  } finally {
-    stopped = true;
-    await loop;
-    await Promise.all(pending);
-  }
-}
-
-interface Cpu {
-  api: number;
-  db: number;
-}
+type Cpu = { api: number; db: number };
 
 export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>> {
   const rows = new Map<string, Row>();
   if (!run.copy) return rows;
   const { url } = run.copy;
+  const off = { SIGNAL_RATE_LIMIT_PER_MINUTE: '0', STREAMS_PER_CREDENTIAL: '100000', STREAMS_MAX: '0' };
+  const { LOG_ORIGIN: _, ...env } = signalSpec(run, url, { ...off, STREAMS_PER_ADDRESS: '0' }).env;
   const api = await startServer({
-    ...signalSpec(run, url, {
-      SIGNAL_RATE_LIMIT_PER_MINUTE: '0',
-      STREAMS_PER_CREDENTIAL: '100000',
-      STREAMS_MAX: '0',
-      STREAMS_PER_ADDRESS: '0',
-    }),
+    ...run.spec(url),
+    env,
     name: 'api (mix-signals)',
   });
+  // The copy's log was started by the catalogue's servers, under their origin (LOG_ORIGIN unset):
+  // a server of another origin would not sequence it (its note key names the origin).
+  const origin = (await (await fetch(`${api.url}/log/checkpoint`)).text()).split('\n')[0] as string;
   const baseline = await startServer({
     name: 'baseline (mix-signals)',
     script: BASELINE_MAIN,
@@ -132,7 +69,7 @@ export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>
   const probe = databaseCpu(url);
   let streams: Stream[] = [];
   try {
-    const signers = await publishers(api, SIGNAL_PROVIDERS, 'Bench Mix Signals', true);
+    const signers = await publishers(api, SIGNAL_PROVIDERS, 'Bench Mix Signals', true, origin);
     const providerIds = [...new Set(signers.map((s) => s.providerId))];
     const users: SignedIn[] = [];
     for (const wallet of run.evm.slice(0, run.connections)) users.push(await signIn(api.url, wallet));
@@ -148,7 +85,7 @@ export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>
     await Promise.all(
       signers.map(async (signer) => {
         for (let i = 0; i < 10; i++) {
-          const { path, body } = openBody(signer);
+          const { path, body } = openBody(signer, origin);
           await post(api, path, JSON.parse(body), { 'content-type': 'application/json' });
         }
       }),
@@ -172,10 +109,22 @@ export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>
     };
     const sent = new Map<string, number>();
     const kinds: Kinds = { shared: 0, signals: 0 };
-    const withDb = (target: LoadTarget): LoadTarget => ({ ...target, dbCpu: () => probe.sample() });
+    // PostgreSQL's CPU of a run, backends that connect during it counted from 0: the pools close
+    // connections idle for 10 s, and each side waits longer than that for the other three.
+    const withDb = (target: LoadTarget): LoadTarget => {
+      let before: BackendCpu | undefined;
+      const dbCpu = async () => {
+        const sample = await probe.sample();
+        const first = before;
+        before = first ? undefined : sample;
+        if (first) for (const pid of sample.keys()) if (!first.has(pid)) first.set(pid, 0);
+        return sample;
+      };
+      return { ...target, dbCpu };
+    };
     const mixed = withDb({
-      ...withSignalReads(mixTarget(api, b), reads, kinds),
-      around: (go) => publishing(api, signers, sent, go),
+      ...withSignalReads(mixTarget(api, b), reads, kinds, SIGNAL_READ_SHARE),
+      around: (go) => publishing(api, signers, origin, PUBLISH_RATE, sent, go),
     });
     const base = withDb(mixTarget(baseline, b));
     const readsOnly = withDb({
@@ -190,7 +139,7 @@ export async function mixSignalRows(run: MixSignalRun): Promise<Map<string, Row>
     /** API and PostgreSQL CPU of `seconds` of publishing alone, ms. */
     const background = async (seconds: number): Promise<Cpu> => {
       const [apiBefore, dbBefore] = [await api.cpuMs(), await probe.sample()];
-      await publishing(api, signers, sent, () => pause(seconds * 1000));
+      await publishing(api, signers, origin, PUBLISH_RATE, sent, () => pause(seconds * 1000));
       const [apiAfter, dbAfter] = [await api.cpuMs(), await probe.sample()];
       let db = 0;
       for (const [pid, ms] of dbAfter) db += ms - (dbBefore.get(pid) ?? 0);

@@ -82,17 +82,19 @@ export async function post(api: ServerProcess, path: string, body: unknown, head
     const res = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const text = await res.text();
     if (res.status === 201 || res.status === 200) return JSON.parse(text) as Record<string, unknown>;
-    // A 503 of a statement route: accepted, its checkpoint not signed in time (a loaded machine);
-    // the same bytes again get its answer, as the SDK's publisher does.
+    // 503: accepted, its checkpoint late (a loaded machine); the same bytes again get its answer.
     if (res.status !== 503 || attempt === 5) throw new Error(`POST ${path} answered ${res.status}: ${text}`);
   }
 }
 
-/**
- * `count` providers, each with a publisher wallet (EVM for even ones, Solana for odd ones) and
- * (`keys`) an Ed25519 key that wallet delegated.
- */
-export async function publishers(api: ServerProcess, count: number, name: string, keys: boolean): Promise<Signer[]> {
+/** `count` providers, each with a publisher wallet (EVM, Solana alternately) and (`keys`) a key it delegated. */
+export async function publishers(
+  api: ServerProcess,
+  count: number,
+  name: string,
+  keys: boolean,
+  origin = ORIGIN,
+): Promise<Signer[]> {
   const signers: Signer[] = [];
   for (let i = 0; i < count; i++) {
     const { id } = (await post(api, '/providers', { name: `${name} ${i + 1}` })) as { id: number };
@@ -103,7 +105,7 @@ export async function publishers(api: ServerProcess, count: number, name: string
     const key = solanaWallet();
     const delegation = canonicalJson({
       v: 1,
-      log: ORIGIN,
+      log: origin,
       type: 'key.delegate',
       provider: id,
       issuedAt: new Date().toISOString(),
@@ -124,11 +126,11 @@ export async function publishers(api: ServerProcess, count: number, name: string
 let opened = 0;
 
 /** A signed `signal.open` body for `signer`'s provider, as a publisher's client builds one. */
-export function openBody(signer: Signer): { path: string; body: string } {
+export function openBody(signer: Signer, origin = ORIGIN): { path: string; body: string } {
   const n = ++opened;
   const statement = canonicalJson({
     v: 1,
-    log: ORIGIN,
+    log: origin,
     type: 'signal.open',
     provider: signer.providerId,
     issuedAt: new Date().toISOString(),
