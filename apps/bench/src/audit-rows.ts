@@ -12,14 +12,12 @@
  * Needs `pnpm build` (the SDK's built bin).
  */
 import { execFile } from 'node:child_process';
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startLogFixture } from '@signal/test-support';
-import bs58 from 'bs58';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { makeLog, PROVIDER } from './audit-log.js';
 import { type Row, row, type Verdict } from './report.js';
 
 export const AUDIT_KEY = 'audit';
@@ -28,14 +26,7 @@ export const AUDIT_TARGET_SECONDS = 30;
 export const AUDIT_FULL = { size: 1_000_000, statements: 10_000 };
 export const AUDIT_QUICK = { size: 100_000, statements: 2_000 };
 
-const ORIGIN = 'localhost/signals';
-const PROVIDER = 1;
 const BIN = fileURLToPath(new URL('../../../packages/sdk/dist/bin/signal-audit.js', import.meta.url));
-
-const json = (value: Record<string, unknown>) =>
-  JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
-const bytes = (text: string) => new TextEncoder().encode(text);
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export interface AuditFigures {
   size: number;
@@ -61,117 +52,6 @@ function childrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
-/** The log and the provider's list: one publisher wallet, one delegated key, `statements` statements among other providers' entries. */
-async function makeLog(size: number, statements: number) {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const keys = generateKeyPairSync('ed25519');
-  const raw = keys.publicKey.export({ format: 'jwk' }).x as string;
-  const keyName = `ed25519:${bs58.encode(Buffer.from(raw, 'base64url'))}`;
-  let clock = Date.parse('2026-01-01T00:00:00.000Z');
-  const tick = () => {
-    clock += 10;
-    return new Date(clock).toISOString();
-  };
-  const entries: Uint8Array[] = [];
-  const items: { id: string; statements: Record<string, unknown>[]; publishedAt: string }[] = [];
-  const others = size - statements - 2;
-  const every = Math.max(1, Math.floor(others / statements));
-  let other = 0;
-  const filler = (count: number) => {
-    for (let i = 0; i < count && other < others; i++, other++) {
-      const wallet = `0x${other.toString(16).padStart(40, '0')}`;
-      entries.push(bytes(json({ at: tick(), provider: 2 + (other % 1000), type: 'publisher.added', v: 1, wallet })));
-    }
-  };
-  entries.push(bytes(json({ at: tick(), provider: PROVIDER, type: 'publisher.added', v: 1, wallet: wallet.address })));
-  const delegate = json({
-    expiresAt: new Date(clock + 300 * 86_400_000).toISOString(),
-    issuedAt: new Date(clock).toISOString(),
-    key: keyName,
-    log: ORIGIN,
-    provider: PROVIDER,
-    type: 'key.delegate',
-    v: 1,
-  });
-  entries.push(
-    bytes(
-      json({
-        provider: PROVIDER,
-        receivedAt: tick(),
-        signature: await wallet.signMessage({ message: delegate }),
-        signer: wallet.address,
-        statement: delegate,
-        type: 'key.delegate',
-        v: 1,
-      }),
-    ),
-  );
-  const signWith = async (i: number, statement: string) =>
-    i % 2 === 0
-      ? { signer: wallet.address, signature: await wallet.signMessage({ message: statement }) }
-      : { signer: keyName, signature: bs58.encode(sign(null, Buffer.from(statement), keys.privateKey)) };
-  for (let i = 0; i < statements; i++) {
-    filler(every);
-    const signal = `s${Math.floor(i / 2)}`;
-    const salt = randomBytes(16).toString('base64url');
-    const issuedAt = new Date(clock).toISOString();
-    const statement =
-      i % 2 === 0
-        ? json({
-            entry: { type: 'market' },
-            expiresAt: null,
-            id: signal,
-            instrument: 'BTC-USD',
-            issuedAt,
-            log: ORIGIN,
-            provider: PROVIDER,
-            salt,
-            side: 'long',
-            sizePct: '5',
-            stop: null,
-            targets: [],
-            type: 'signal.open',
-            v: 1,
-          })
-        : json({
-            closePct: '100',
-            id: `c${i}`,
-            issuedAt,
-            log: ORIGIN,
-            provider: PROVIDER,
-            salt,
-            signal,
-            type: 'signal.close',
-            v: 1,
-          });
-    const type = i % 2 === 0 ? 'signal.open' : 'signal.close';
-    const receivedAt = tick();
-    const commitment = sha256(statement);
-    entries.push(bytes(json({ commitment, provider: PROVIDER, receivedAt, signal, type, v: 1 })));
-    const view = {
-      logIndex: entries.length - 1,
-      type,
-      receivedAt,
-      commitment,
-      statement,
-      ...(await signWith(i, statement)),
-    };
-    if (i % 2 === 0) items.push({ id: signal, publishedAt: receivedAt, statements: [view] });
-    else items.at(-1)?.statements.push(view);
-  }
-  filler(others);
-  const signals = items.reverse().map((item) => ({
-    id: item.id,
-    providerId: PROVIDER,
-    status: 'closed',
-    publishedAt: item.publishedAt,
-    revealAt: item.publishedAt,
-    content: { instrument: 'BTC-USD' },
-    statements: item.statements,
-  }));
-  return { entries, signals };
-}
-
 /** Builds the log, serves it, runs the bin on it once; `nodeArgs` go to the bin's node (e.g. --cpu-prof). */
 export async function runAudit(options: {
   size: number;
@@ -182,25 +62,24 @@ export async function runAudit(options: {
   const t0 = performance.now();
   const { entries, signals } = await makeLog(options.size, options.statements);
   const t1 = performance.now();
-  const fixture = await startLogFixture({ entries, seed: randomBytes(32), batch: 65_536 });
-  const t2 = performance.now();
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://bench');
-    if (url.pathname === `/providers/${PROVIDER}/signals`) {
+  // The fixture answers the provider's list itself: no proxy hop in front of the log.
+  const fixture = await startLogFixture({
+    entries,
+    seed: randomBytes(32),
+    batch: 65_536,
+    other(req, res) {
+      const url = new URL(req.url ?? '/', 'http://bench');
+      if (url.pathname !== `/providers/${PROVIDER}/signals`) return false;
       const from = Number(url.searchParams.get('cursor') ?? 0);
       const limit = Number(url.searchParams.get('limit') ?? 20);
       const page = signals.slice(from, from + limit);
       res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(
-        JSON.stringify({ items: page, nextCursor: from + limit < signals.length ? String(from + limit) : null }),
-      );
-    }
-    const answer = await fetch(`${fixture.url}${req.url}`);
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
-    res.end(new Uint8Array(await answer.arrayBuffer()));
+      res.end(JSON.stringify({ items: page, nextCursor: from + limit < signals.length ? String(from + limit) : null }));
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const t2 = performance.now();
+  const url = fixture.url;
   options.log(
     `audit: log of ${entries.length.toLocaleString('en')} entries, ${options.statements.toLocaleString('en')} statements of provider ${PROVIDER}: generated in ${((t1 - t0) / 1000).toFixed(1)} s, tiles in ${((t2 - t1) / 1000).toFixed(1)} s`,
   );
@@ -228,7 +107,6 @@ export async function runAudit(options: {
   const wallMs = performance.now() - started;
   const cpuMs = childrenCpuMs() - cpuBefore;
   const loadAfter = loadavg()[0] as number;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
   await fixture.close();
   let report: { timings?: Record<string, number>; counts?: { verified: number }; failures?: unknown[] };
   try {
