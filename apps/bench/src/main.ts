@@ -38,6 +38,7 @@ import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { startPgBouncer } from '@signal/test-support';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
+import { AUDIT_KEYS, auditRows, judgeAudit } from './audit-rows.js';
 import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
 import {
   type Catalogue,
@@ -581,6 +582,8 @@ async function main() {
   // Statement verification for each signer kind (issue 39), in-process like the raw rows.
   for (const [key, value] of statementRows({ wanted, seconds: rawSeconds, rounds: plan.rounds, log }))
     rows.set(key, value);
+  // The audit (issue 40): the SDK's signal-audit bin on a log served from memory (1M entries; 100k quick).
+  for (const [key, value] of await auditRows({ wanted, quick, log })) rows.set(key, value);
 
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
@@ -680,6 +683,7 @@ async function main() {
     FEED_KEY,
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
+    ...AUDIT_KEYS,
     ...SIGNAL_KEYS,
     ...ME_SIGNAL_KEYS,
     ...LIVE_KEYS,
@@ -711,6 +715,7 @@ async function main() {
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
       ...judgeLogReads(rows),
+      ...judgeAudit(rows),
       ...judgeStatements(rows),
       ...judgeSignals(rows),
       ...judgeMeSignals(rows),

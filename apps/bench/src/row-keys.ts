@@ -3,6 +3,7 @@
  * show (keys-doc.ts writes it there; CI fails when it is stale), so a row added to a file's
  * keys is documented without touching the docs by hand.
  */
+import { AUDIT_KEYS } from './audit-rows.js';
 import { CACHED_KEYS } from './cached-rows.js';
 import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
@@ -35,6 +36,7 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
   { title: 'the public log', file: 'log-rows.ts', keys: LOG_KEYS },
   { title: "the public log's reads", file: 'log-read-rows.ts', keys: LOG_READ_KEYS },
+  { title: 'the audit (`signal-audit`)', file: 'audit-rows.ts', keys: AUDIT_KEYS },
   { title: 'signed statements', file: 'statement-rows.ts', keys: STATEMENT_KEYS },
   { title: 'signals', file: 'signal-rows.ts', keys: SIGNAL_KEYS },
   { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },

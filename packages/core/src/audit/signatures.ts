@@ -21,7 +21,19 @@ import { bytesEqual, utf8 } from '../log/bytes.js';
  */
 export interface AuditCrypto {
   sha256(data: Uint8Array): Uint8Array;
+  /**
+   * SHA-256 of `data` written to `out` at `at` (32 bytes), for the log's two million hashes:
+   * optional, `sha256` copied there without it. The bin's writes node:crypto's digest with no
+   * Buffer per hash.
+   */
+  sha256Into?(data: Uint8Array, out: Uint8Array, at: number): void;
   ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
+}
+
+/** `crypto`'s hash into a buffer (its `sha256Into`, else its `sha256` copied). */
+export function hashInto(crypto: AuditCrypto): (data: Uint8Array, out: Uint8Array, at: number) => void {
+  if (crypto.sha256Into) return crypto.sha256Into.bind(crypto);
+  return (data, out, at) => out.set(crypto.sha256(data), at);
 }
 
 export const nobleCrypto: AuditCrypto = {
