@@ -21,7 +21,12 @@ describeBackends('the follower feed on %s', (backend) => {
           insert into providers (name) select unnest(${names}::text[]) returning id
         `.execute(t.db)
       ).rows.map((row) => Number(row.id));
-    const [busy, quiet, archived, stranger] = await ids(['Busy', 'Quiet', 'Archived', 'Not followed']);
+    const [busy, quiet, archived, stranger] = (await ids(['Busy', 'Quiet', 'Archived', 'Not followed'])) as [
+      number,
+      number,
+      number,
+      number,
+    ];
     const user = Number(
       (await sql<{ id: string }>`insert into users (wallet, chain) values ('0xfeed', 'evm') returning id`.execute(t.db))
         .rows[0]!.id,
@@ -37,7 +42,7 @@ describeBackends('the follower feed on %s', (backend) => {
       const provider = n % 10 === 0 ? quiet : n % 3 === 0 ? archived : busy;
       plan.push({ provider, n, sequenced: n !== 41 });
     }
-    for (let n = 60; n < 60 + burst; n++) plan.push({ provider: stranger!, n, sequenced: true });
+    for (let n = 60; n < 60 + burst; n++) plan.push({ provider: stranger, n, sequenced: true });
     await sql`
       insert into signals (provider_id, id, published_at, reveal_at, open_acceptance_id, open_log_index)
       select p.provider, 's' || p.n, timestamptz '2026-01-01' + make_interval(mins => p.n - p.n % 7 * (p.n % 2)),
