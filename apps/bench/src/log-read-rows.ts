@@ -92,7 +92,7 @@ async function prepareLogDatabase(size: number, log: (line: string) => void): Pr
 }
 
 /** Waits until the server's checkpoint covers `size` entries (its sequencer integrating the seed). */
-async function waitForSize(api: ServerProcess, size: number, log: (line: string) => void): Promise<void> {
+export async function waitForSize(api: ServerProcess, size: number, log: (line: string) => void): Promise<void> {
   const started = performance.now();
   for (;;) {
     const note = await (await fetch(`${api.url}/log/checkpoint`)).text();

@@ -11,7 +11,7 @@
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  *   --signal-rate N      the statements/s `signal-open` offers (1,000, the issue's rate)
- *   --seed-seconds S     the time the `/me/signals` database's seed may take this run (300; 60 quick)
+ *   --feed-entries N     the log entries of the `/me/signals` database (1,000,000; 20,000 quick)
  *   --window N           with --instructions: requests per counted window (1000)
  *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
  *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
@@ -123,7 +123,7 @@ const { values: args } = parseArgs({
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
     'signal-rate': { type: 'string' },
-    'seed-seconds': { type: 'string' },
+    'feed-entries': { type: 'string' },
   },
 });
 
@@ -663,8 +663,7 @@ async function main() {
     // 10 s at the full plan's 4-second rounds, 2.5 s at --quick's one-second ones.
     openSeconds: plan.seconds * 2.5,
     openRate: numberArg(args['signal-rate'], OPEN_RATE),
-    meSignals: 50_000,
-    seedSeconds: numberArg(args['seed-seconds'], quick ? 60 : 300),
+    meLogEntries: numberArg(args['feed-entries'], quick ? 20_000 : 1_000_000),
     log,
   };
   for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);

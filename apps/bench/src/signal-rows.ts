@@ -41,9 +41,8 @@ export interface SignalRun {
   /** Seconds of offered load for `signal-open`, and its statements/s (OPEN_RATE unless `--signal-rate`). */
   openSeconds: number;
   openRate: number;
-  /** Signals the `/me/signals` database holds, and the seed's time budget for this run. */
-  meSignals: number;
-  seedSeconds: number;
+  /** Log entries of the `/me/signals` database (me-signal-rows.ts). */
+  meLogEntries: number;
   log: (line: string) => void;
 }
 
