@@ -1,0 +1,201 @@
+/**
+ * `verifySignal` per signal in the browser (issue 40's bench): the built API on a scratch
+ * database, one provider whose EVM publisher wallet (a real secp256k1 key, EIP-191) opens,
+ * updates and closes one signal (three statements, each answered 201 with its receipt once in a
+ * signed checkpoint); then Chromium (/usr/bin/chromium, playwright-core) loads a page at the
+ * API's origin that imports the SDK's browser build (packages/sdk/dist/audit.js and its chunks,
+ * the very files the demo app bundles, with bs58 through an import map: no bundler, no Node
+ * build), reads the log key and the provider's signals as the demo does (record-verify.ts), and
+ * times `verifySignal(signal, { url, logKey, fetch })` with performance.now:
+ *
+ * - `verify-browser`: verify only. The log's files (checkpoint, entry bundles, tiles), fetched
+ *   beforehand by the bench, are served to verifySignal from the page's memory, so each call
+ *   does every check (the checkpoint's signature, the tree recomputed and every tile compared,
+ *   the provider's history replayed, each statement's commitment, signature and signer's right)
+ *   and no HTTP.
+ * - `verify-browser-reads`: the same with its reads: verifySignal reads the log over HTTP from
+ *   the API on every call (`cache: 'no-store'`, as a first visit finds nothing cached).
+ *
+ * Each figure: the first, cold call of a freshly loaded page (module just evaluated, nothing
+ * compiled, secp256k1's tables not built) apart, then REPETITIONS calls: p50 and p99. The
+ * baseline column is the same built file (@noble crypto) in Node in the same
+ * run, on the same bytes. verifySignal reads the log whole, so its cost grows with the log: the
+ * row's log is the scratch one (the publisher entry and the three statements); the note says
+ * its size. Target: ≤ 20 ms per signal.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { readLog } from '@signal/core/audit';
+import { canonicalJson } from '@signal/core/statements';
+import { createScratchDatabase } from '@signal/test-support';
+import { type Row, row, type Verdict } from './report.js';
+import { type ServerProcess, startServer } from './servers.js';
+import { ORIGIN, post, type SignalRun, signalSpec } from './signal-rows.js';
+import { BENCH_SOURCE, inChromium, type Measured, SDK_DIST, type Timings } from './verify-browser-page.js';
+import { evmWallet } from './wallets.js';
+
+export const VERIFY_BROWSER_KEYS = ['verify-browser', 'verify-browser-reads'] as const;
+export const VERIFY_TARGET_MS = 20;
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
+function figures(t: Timings) {
+  const sorted = [...t.warm].sort((a, b) => a - b);
+  const p50 = quantile(sorted, 0.5);
+  return { rps: 1000 / p50, p50, p99: quantile(sorted, 0.99) };
+}
+
+/** One provider, its EVM publisher wallet, and one signal opened, updated and closed by it. */
+async function publishSignal(api: ServerProcess): Promise<{ providerId: number; receipts: number }> {
+  const { id: providerId } = (await post(api, '/providers', { name: 'Bench Verify' })) as { id: number };
+  const wallet = evmWallet();
+  await post(api, `/providers/${providerId}/publishers`, { wallet: wallet.address });
+  const signal = `v_${Date.now().toString(36)}`;
+  const statements = [
+    {
+      path: `/providers/${providerId}/signals`,
+      fields: {
+        type: 'signal.open',
+        id: signal,
+        instrument: 'BTC-USD',
+        side: 'long',
+        entry: { type: 'limit', price: '90000.5' },
+        stop: '85000',
+        targets: ['99000', '101000.25'],
+        sizePct: '2.5',
+        expiresAt: null,
+        note: 'Breakout above the range',
+      },
+    },
+    {
+      path: `/providers/${providerId}/signals/${signal}/updates`,
+      fields: { type: 'signal.update', signal, stop: '88000' },
+    },
+    {
+      path: `/providers/${providerId}/signals/${signal}/updates`,
+      fields: { type: 'signal.close', signal, closePct: '100' },
+    },
+  ];
+  let receipts = 0;
+  for (const [i, { path, fields }] of statements.entries()) {
+    const statement = canonicalJson({
+      v: 1,
+      log: ORIGIN,
+      provider: providerId,
+      issuedAt: new Date().toISOString(),
+      salt: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
+      ...(i === 0 ? {} : { id: `u${i}_${signal}` }),
+      ...fields,
+    });
+    const answer = await post(
+      api,
+      path,
+      { statement, signer: wallet.address, signature: wallet.sign(statement) },
+      { 'content-type': 'application/json' },
+    );
+    if (answer.receipt) receipts++;
+  }
+  return { providerId, receipts };
+}
+
+/** The log's files as verifySignal reads them, fetched once: path → bytes. */
+async function recordLog(url: string, logKey: string): Promise<Record<string, Uint8Array>> {
+  const files: Record<string, Uint8Array> = {};
+  const view = await readLog({
+    url,
+    logKey,
+    fetch: async (input, init) => {
+      const answer = await fetch(input, init);
+      const body = new Uint8Array(await answer.arrayBuffer());
+      if (answer.ok) files[new URL(String(input)).pathname] = body;
+      return new Response(body, { status: answer.status });
+    },
+  });
+  if (view.failures.length > 0) throw new Error(`the log did not read: ${JSON.stringify(view.failures)}`);
+  return files;
+}
+
+/** The baseline: the same SDK file and the same bench text in this Node process. */
+async function inNode(
+  api: ServerProcess,
+  providerId: number,
+  files: Record<string, Uint8Array>,
+  repetitions: number,
+): Promise<Measured> {
+  const sdk = (await import(pathToFileURL(join(SDK_DIST, 'audit.js')).href)) as {
+    verifySignal: (...args: unknown[]) => Promise<unknown>;
+  };
+  const bench = (await import(`data:text/javascript,${encodeURIComponent(BENCH_SOURCE)}`)) as {
+    measure(verifySignal: unknown, input: Record<string, unknown>): Promise<Timings>;
+  };
+  const logKey = (await (await fetch(`${api.url}/log/key`)).text()).trim();
+  const list = (await (await fetch(`${api.url}/providers/${providerId}/signals?limit=20`)).json()) as {
+    items: unknown[];
+  };
+  const input = { url: api.url, logKey, signal: list.items[0], files, repetitions };
+  return {
+    verify: await bench.measure(sdk.verifySignal, { ...input, mode: 'verify' }),
+    reads: await bench.measure(sdk.verifySignal, { ...input, mode: 'reads' }),
+  };
+}
+
+export interface VerifyBrowserRun extends SignalRun {
+  /** Timed calls per figure after the cold one. */
+  repetitions: number;
+}
+
+export async function verifyBrowserRows(run: VerifyBrowserRun): Promise<Map<string, Row>> {
+  const rows = new Map<string, Row>();
+  if (!VERIFY_BROWSER_KEYS.some(run.wanted)) return rows;
+  const database = await createScratchDatabase();
+  const api = await startServer({ ...signalSpec(run, database.url), name: 'api (verify)' });
+  try {
+    const { providerId, receipts } = await publishSignal(api);
+    const logKey = (await (await fetch(`${api.url}/log/key`)).text()).trim();
+    const files = await recordLog(api.url, logKey);
+    const checkpoint = new TextDecoder().decode(files['/log/checkpoint']).split('\n');
+    const size = Number(checkpoint[1]);
+    const browser = await inChromium(api, providerId, files, run.repetitions, run.log);
+    const node = await inNode(api, providerId, files, run.repetitions);
+    const bytes = Object.values(files).reduce((sum, b) => sum + b.length, 0);
+    const common = `one signal of 3 statements (open, update, close; EVM wallet, EIP-191; ${receipts} receipts), log of ${size} entries (${Object.keys(files).length} files, ${bytes.toLocaleString('en-US')} bytes); the SDK's dist/audit.js in Chromium (import map, no bundler) vs the same file in Node ${process.versions.node} (baseline column), @noble crypto in both; ${run.repetitions} calls after the cold one, req/s column: calls per second at p50`;
+    for (const [key, mode, what] of [
+      ['verify-browser', 'verify', 'verify only: the log files served from memory'],
+      ['verify-browser-reads', 'reads', "with its reads: the log read over HTTP on every call (cache: 'no-store')"],
+    ] as const) {
+      const b = browser[mode];
+      const n = node[mode];
+      const r = row(
+        `verifySignal per signal in Chromium, ${mode === 'verify' ? 'verify only' : 'with its reads'} (ms)`,
+        figures(b),
+        figures(n),
+        `${what}; cold first call ${b.cold.toFixed(1)} ms (Node ${n.cold.toFixed(1)} ms); ${common}`,
+      );
+      rows.set(key, r);
+      run.log(
+        `${key}: Chromium p50 ${r.service.p50?.toFixed(2)} ms, p99 ${r.service.p99?.toFixed(2)} ms, cold ${b.cold.toFixed(1)} ms; Node p50 ${r.baseline?.p50?.toFixed(2)} ms, p99 ${r.baseline?.p99?.toFixed(2)} ms, cold ${n.cold.toFixed(1)} ms (log of ${size} entries)`,
+      );
+    }
+  } finally {
+    await api.stop();
+    await database.drop();
+  }
+  return rows;
+}
+
+export function judgeVerifyBrowser(rows: Map<string, Row>): Verdict[] {
+  const verdicts: Verdict[] = [];
+  for (const key of VERIFY_BROWSER_KEYS) {
+    const r = rows.get(key);
+    if (!r) continue;
+    const p99 = r.service.p99 ?? Number.POSITIVE_INFINITY;
+    const cold = Number(/cold first call ([\d.]+) ms/.exec(r.note ?? '')?.[1] ?? Number.NaN);
+    verdicts.push({
+      target: `verifySignal per signal in Chromium (3 statements), ${key === 'verify-browser' ? 'verify only' : 'with its reads'}: p99 ≤ ${VERIFY_TARGET_MS} ms`,
+      measured: `p50 ${r.service.p50?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, cold first call ${cold.toFixed(1)} ms (Node: p50 ${r.baseline?.p50?.toFixed(1)} ms)`,
+      met: p99 <= VERIFY_TARGET_MS,
+    });
+  }
+  return verdicts;
+}
