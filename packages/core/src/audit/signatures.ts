@@ -123,6 +123,15 @@ function splitEvmSignature(signature: string): { compact: Uint8Array; recovery: 
 const N = secp256k1.CURVE.n;
 const G = secp256k1.ProjectivePoint.BASE;
 /**
+ * Ed25519's base point with a table of window 4 (512 points) instead of @noble's 8 (4,096):
+ * the page that checks one signal verifies one checkpoint signature and few statement
+ * signatures with @noble's Ed25519 (the bin has node:crypto's), so building the larger table
+ * cost more than it saved (Node: the first verification 56 → 11 ms CPU, each later one about
+ * 0.1 ms more: ahead until some 450 verifications). The same verdicts: the table only speeds up
+ * multiplying the base point.
+ */
+ed25519.ExtendedPoint.BASE._setWindowSize(4);
+/**
  * Public keys already recovered, by address (a provider signs with few wallets, many times), and
  * how many signatures each has checked: its table of multiples (window 8, 4,224 points, about
  * nine multiplications' work) is built only at the TABLE_AFTER_USES-th, so the few statements of
