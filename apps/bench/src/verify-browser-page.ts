@@ -17,13 +17,7 @@ import { summariseProfile } from './profile.js';
 import type { ServerProcess } from './servers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
+const CHROMIUM_ARGS = '--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking'.split(' ');
 
 /** This checkout's built SDK, or another's (VERIFY_BROWSER_SDK=<its packages/sdk/dist>, a before/after). */
 export const SDK_DIST = process.env.VERIFY_BROWSER_SDK

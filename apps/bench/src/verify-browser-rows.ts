@@ -30,7 +30,7 @@ import { canonicalJson } from '@signal/core/statements';
 import { createScratchDatabase } from '@signal/test-support';
 import { type Row, row, type Verdict } from './report.js';
 import { type ServerProcess, startServer } from './servers.js';
-import { ORIGIN, post, type SignalRun, signalSpec } from './signal-rows.js';
+import { ORIGIN, openBody, post, type SignalRun, signalSpec } from './signal-rows.js';
 import { threadCpuUs } from './statement-rows.js';
 import { BENCH_SOURCE, inChromium, type Measured, SDK_DIST, type Timings } from './verify-browser-page.js';
 import { evmWallet } from './wallets.js';
@@ -52,46 +52,29 @@ async function publishSignal(api: ServerProcess): Promise<{ providerId: number; 
   const { id: providerId } = (await post(api, '/providers', { name: 'Bench Verify' })) as { id: number };
   const wallet = evmWallet();
   await post(api, `/providers/${providerId}/publishers`, { wallet: wallet.address });
-  const signal = `v_${Date.now().toString(36)}`;
-  const statements = [
-    {
-      path: `/providers/${providerId}/signals`,
-      fields: {
-        type: 'signal.open',
-        id: signal,
-        instrument: 'BTC-USD',
-        side: 'long',
-        entry: { type: 'limit', price: '90000.5' },
-        stop: '85000',
-        targets: ['99000', '101000.25'],
-        sizePct: '2.5',
-        expiresAt: null,
-        note: 'Breakout above the range',
-      },
-    },
-    {
-      path: `/providers/${providerId}/signals/${signal}/updates`,
-      fields: { type: 'signal.update', signal, stop: '88000' },
-    },
-    {
-      path: `/providers/${providerId}/signals/${signal}/updates`,
-      fields: { type: 'signal.close', signal, closePct: '100' },
-    },
-  ];
-  let receipts = 0;
-  for (const [i, { path, fields }] of statements.entries()) {
+  const signer = { providerId, id: wallet.address, sign: (text: string) => wallet.sign(text) };
+  // The open as the signal-open row builds it (a limit entry, a stop, two targets, a note).
+  const open = openBody(signer);
+  const body = JSON.parse(open.body) as { statement: string };
+  const signal = (JSON.parse(body.statement) as { id: string }).id;
+  let receipts = (await post(api, open.path, body, { 'content-type': 'application/json' })).receipt ? 1 : 0;
+  for (const [i, fields] of [
+    { type: 'signal.update', stop: '88000' },
+    { type: 'signal.close', closePct: '100' },
+  ].entries()) {
     const statement = canonicalJson({
       v: 1,
       log: ORIGIN,
       provider: providerId,
       issuedAt: new Date().toISOString(),
+      id: `u${i}_${signal.slice(0, 40)}`,
       salt: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
-      ...(i === 0 ? {} : { id: `u${i}_${signal}` }),
+      signal,
       ...fields,
     });
     const answer = await post(
       api,
-      path,
+      `/providers/${providerId}/signals/${signal}/updates`,
       { statement, signer: wallet.address, signature: wallet.sign(statement) },
       { 'content-type': 'application/json' },
     );
@@ -192,18 +175,16 @@ export async function verifyBrowserRows(run: VerifyBrowserRun): Promise<Map<stri
   return rows;
 }
 
-export function judgeVerifyBrowser(rows: Map<string, Row>): Verdict[] {
-  const verdicts: Verdict[] = [];
-  for (const key of VERIFY_BROWSER_KEYS) {
-    const r = rows.get(key);
-    if (!r) continue;
-    const p99 = r.service.p99 ?? Number.POSITIVE_INFINITY;
-    const cold = /cold first call ([\d.]+) ms, ([\d.]+) ms CPU/.exec(r.note ?? '');
-    verdicts.push({
-      target: `verifySignal per signal in Chromium (3 statements), ${key === 'verify-browser' ? 'verify only' : 'with its reads'}: p99 ≤ ${VERIFY_TARGET_MS} ms`,
-      measured: `p50 ${r.service.p50?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ${((r.service.cpuUs ?? Number.NaN) / 1000).toFixed(1)} ms CPU per call; cold first call ${cold?.[1]} ms (${cold?.[2]} ms CPU); Node p50 ${r.baseline?.p50?.toFixed(1)} ms`,
-      met: p99 <= VERIFY_TARGET_MS,
-    });
-  }
-  return verdicts;
+/** The target, for each row run: p99 ≤ 20 ms per signal (the cold call stated beside it). */
+function verdict(key: (typeof VERIFY_BROWSER_KEYS)[number], r: Row): Verdict {
+  const p99 = r.service.p99 ?? Number.POSITIVE_INFINITY;
+  const cold = /cold first call ([\d.]+) ms, ([\d.]+) ms CPU/.exec(r.note ?? '');
+  return {
+    target: `verifySignal per signal in Chromium (3 statements), ${key === 'verify-browser' ? 'verify only' : 'with its reads'}: p99 ≤ ${VERIFY_TARGET_MS} ms`,
+    measured: `p50 ${r.service.p50?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ${((r.service.cpuUs ?? Number.NaN) / 1000).toFixed(1)} ms CPU per call; cold first call ${cold?.[1]} ms (${cold?.[2]} ms CPU); Node p50 ${r.baseline?.p50?.toFixed(1)} ms`,
+    met: p99 <= VERIFY_TARGET_MS,
+  };
 }
+
+export const judgeVerifyBrowser = (rows: Map<string, Row>): Verdict[] =>
+  VERIFY_BROWSER_KEYS.filter((key) => rows.has(key)).map((key) => verdict(key, rows.get(key) as Row));
