@@ -93,6 +93,7 @@ import { signIn, verifyBodies } from './sign-in.js';
 import { judgeSignals, OPEN_RATE, SIGNAL_KEYS, signalRows } from './signal-rows.js';
 import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
+import { judgeVerifyBrowser, VERIFY_BROWSER_KEYS, verifyBrowserRows } from './verify-browser-rows.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
 
@@ -668,6 +669,8 @@ async function main() {
   };
   for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);
   for (const [key, value] of await meSignalRows(signalRun)) rows.set(key, value);
+  for (const [key, value] of await verifyBrowserRows({ ...signalRun, repetitions: quick ? 50 : 200 }))
+    rows.set(key, value);
 
   const order = [
     'mix',
@@ -685,6 +688,7 @@ async function main() {
     ...AUDIT_KEYS,
     ...SIGNAL_KEYS,
     ...ME_SIGNAL_KEYS,
+    ...VERIFY_BROWSER_KEYS,
     ...LIVE_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
@@ -718,6 +722,7 @@ async function main() {
       ...judgeStatements(rows),
       ...judgeSignals(rows),
       ...judgeMeSignals(rows),
+      ...judgeVerifyBrowser(rows),
       ...judgeLive(rows),
       ...judgeOperator(rows, result.operator),
     ],

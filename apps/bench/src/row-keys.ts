@@ -16,6 +16,7 @@ import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
 import { SIGNAL_KEYS } from './signal-rows.js';
 import { STATEMENT_KEYS } from './statement-rows.js';
+import { VERIFY_BROWSER_KEYS } from './verify-browser-rows.js';
 import { WEBHOOK_KEYS } from './webhooks.js';
 
 export interface KeyGroup {
@@ -40,6 +41,7 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'signed statements', file: 'statement-rows.ts', keys: STATEMENT_KEYS },
   { title: 'signals', file: 'signal-rows.ts', keys: SIGNAL_KEYS },
   { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },
+  { title: '`verifySignal` in the browser', file: 'verify-browser-rows.ts', keys: VERIFY_BROWSER_KEYS },
   { title: 'live signals', file: 'live-rows.ts', keys: LIVE_KEYS },
   {
     title: 'with `--instructions`',

@@ -135,7 +135,7 @@ interface Run {
  * up a path that just started, marking) would otherwise land on whichever side runs then. Off
  * Linux, the process's CPU time.
  */
-function threadCpuUs(): number {
+export function threadCpuUs(): number {
   try {
     return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
   } catch {
