@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { signalTerms } from '@signal/core/signal-examples';
 import { canonicalJson } from '@signal/core/statements';
 import { createScratchDatabase } from '@signal/test-support';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -117,18 +118,13 @@ async function measure(apis: ServerProcess[], subscribers: number, seconds: numb
   for (let i = 0; i < seconds; i++) {
     const tick = performance.now();
     const statement = canonicalJson({
-      entry: { type: 'market' },
+      ...signalTerms(),
       expiresAt: null,
       id: `b_${randomBytes(9).toString('base64url')}`,
-      instrument: 'BTC-USD',
       issuedAt: new Date().toISOString(),
       log: origin,
       provider: provider.id,
       salt: randomBytes(16).toString('base64url'),
-      side: 'long',
-      sizePct: '2.5',
-      stop: '61000',
-      targets: ['68000'],
       type: 'signal.open',
       v: 1,
     });

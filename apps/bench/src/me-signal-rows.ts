@@ -6,9 +6,9 @@
  * reused like the log's; a seed cut short by its time budget resumes on the next run. Page 1's
  * baseline column is `GET /me` of the same user; the depth's, page 1. Target: p99 ≤ 50 ms.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as db from '@signal/db';
-import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, settle, withClient } from './databases.js';
+import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, benchDatabase, settle, withClient } from './databases.js';
 import { databaseCpu } from './db-cpu.js';
 import { compare, type LoadPlan } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
@@ -25,13 +25,7 @@ const ME_PROVIDERS = 500;
 const WRITERS = 64;
 
 /** The `/me/signals` database's name: its size and the migrations' digest. */
-function meDatabase(size: number): { name: string; url: string } {
-  const digest = createHash('sha256').update(db.migrationNames().join(',')).digest('hex').slice(0, 8);
-  const name = `signal_bench_signals_${size}_${digest}`;
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
+const meDatabase = (size: number) => benchDatabase('signals_', size);
 
 interface MeSeed {
   url: string;
