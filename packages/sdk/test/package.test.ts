@@ -232,9 +232,9 @@ describe('browser bundle (esbuild, minified)', () => {
   });
 
   it.each([
-    ['the publisher: the client and the statement builder', '@signal/sdk/publisher', 10],
-    ['the statement builder: canonical JSON', '@signal/sdk/statements', 3],
-  ] as const)('%s, no zod or Node built-ins, tweetnacl on demand, under %s KiB gzip', (_, entry, kib) => {
+    { what: 'the publisher: the client and the statement builder', entry: '@signal/sdk/publisher', kib: 10 },
+    { what: 'the statement builder: canonical JSON', entry: '@signal/sdk/statements', kib: 3 },
+  ] as const)('$what, no zod or Node built-ins, tweetnacl on demand, under $kib KiB gzip', ({ entry, kib }) => {
     const bundle = sizes[entry]!;
     expect(bundle.eagerInputs.filter((input) => /viem|solana|tweetnacl|zod|^node:|\(disabled\)/.test(input))).toEqual(
       [],
