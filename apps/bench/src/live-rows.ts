@@ -22,7 +22,7 @@ import { canonicalJson } from '@signal/core/statements';
 import { createScratchDatabase } from '@signal/test-support';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LIVE_KEYS = ['live-one', 'live-two', 'live-two-nats'] as const;
 export const LIVE_TARGET_P99_MS = 1_000;
@@ -30,11 +30,8 @@ export const LIVE_TARGET_RSS_KIB = 20;
 const ADMIN = 'bench-admin-key-0123456789abcdefghij-live';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
-export interface LiveRun {
-  spec: (databaseUrl: string) => ServerSpec;
-  wanted: (key: string) => boolean;
+export interface LiveRun extends RowRun {
   quick: boolean;
-  log: (line: string) => void;
 }
 
 interface Stream {

@@ -10,7 +10,7 @@ import {
 } from './databases.js';
 import { compare, type LoadPlan, type LoadTarget } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LOG_READ_KEYS = ['log-proof', 'log-tile'] as const;
 export const LOG_PROOF_SIZE = 1_000_000;
@@ -20,12 +20,9 @@ const SEED_CHUNK = 10_000;
 /** Distinct proofs and tiles a run cycles through (each read once before the run). */
 const PATHS = 5_000;
 
-export interface LogReadRun {
-  spec: (databaseUrl: string) => ServerSpec;
+export interface LogReadRun extends RowRun {
   catalogueUrl: string;
-  wanted: (key: string) => boolean;
   plan: Omit<LoadPlan, 'between'>;
-  log: (line: string) => void;
 }
 
 /** The log database's name: its size and the migrations' digest, as the catalogues' names. */

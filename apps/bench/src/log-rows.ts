@@ -15,7 +15,7 @@ import { appendLogEntry, createDatabase } from '@signal/db';
 import { createScratchDatabase } from '@signal/test-support';
 import { type AppendFigures, cpuLine, measureAppends, pooled, queryIndexes } from './log-measure.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LOG_KEYS = ['log-append', 'log-accept'] as const;
 export const LOG_TARGET_ENTRIES_PER_SECOND = 2_000;
@@ -26,12 +26,9 @@ const PROVIDERS = 8;
 /** Connections the `log-accept` row appends from. */
 const ACCEPT_CONNECTIONS = 8;
 
-export interface LogRun {
-  spec: (databaseUrl: string) => ServerSpec;
-  wanted: (key: string) => boolean;
+export interface LogRun extends RowRun {
   seconds: number;
   connections: number;
-  log: (line: string) => void;
 }
 
 /** A fresh EVM-shaped address per call (all lowercase: accepted as it is, canonical after EIP-55). */
