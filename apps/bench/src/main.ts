@@ -587,16 +587,18 @@ async function main() {
   for (const [key, value] of await auditRows({ wanted, quick, log })) rows.set(key, value);
 
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
+  /** The API as the rows on a database of their own run it: the catalogue's settings on `url`. */
+  const specOn = (url: string) => ({
+    ...apiSpec(catalogue, privateKeyPem),
+    env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+  });
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
   const { readyMs, peakRssMb, mixRssMb } = result;
   if (DEPLOYMENT_KEYS.some(wanted)) {
     const deployment = await deploymentRows({
       catalogue,
-      spec: (url) => ({
-        ...apiSpec(catalogue, privateKeyPem),
-        env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-      }),
+      spec: specOn,
       plan: { ...plan, connections, between: () => settle(catalogue.url) },
       wanted,
       replica: !quick || only !== null,
@@ -606,10 +608,7 @@ async function main() {
   }
 
   for (const [key, value] of await webhookRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     wanted,
     burst: quick ? 1_000 : 5_000,
     seconds: quick ? 2 : 10,
@@ -632,10 +631,7 @@ async function main() {
   }))
     rows.set(key, value);
   for (const [key, value] of await logReadRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     catalogueUrl: catalogue.url,
     wanted,
     plan: { ...plan, connections },
@@ -643,10 +639,7 @@ async function main() {
   }))
     rows.set(key, value);
   for (const [key, value] of await liveRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     wanted,
     quick,
     log,
@@ -654,10 +647,7 @@ async function main() {
     rows.set(key, value);
 
   const signalRun = {
-    spec: (url: string) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     catalogueUrl: catalogue.url,
     wanted,
     plan: { ...plan, connections },

@@ -14,9 +14,8 @@
  * The signatures are placeholders (no read checks them; `signal-audit` on this database would
  * refuse them).
  */
-import { createHash } from 'node:crypto';
 import * as db from '@signal/db';
-import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, settle, withClient } from './databases.js';
+import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, benchDatabase, settle, withClient } from './databases.js';
 import { databaseCpu } from './db-cpu.js';
 import { compare, type LoadPlan } from './load.js';
 import { waitForSize } from './log-read-rows.js';
@@ -33,13 +32,7 @@ const ME_FOLLOWS = 500;
 const FEED_PROVIDERS = 5_000;
 
 /** The `/me/signals` database's name: its log's size and the migrations' digest. */
-function meDatabase(entries: number): { name: string; url: string } {
-  const digest = createHash('sha256').update(db.migrationNames().join(',')).digest('hex').slice(0, 8);
-  const name = `signal_bench_feed_${entries}_${digest}`;
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
+const meDatabase = (entries: number) => benchDatabase('feed_', entries);
 
 interface MeSeed {
   url: string;
