@@ -219,6 +219,13 @@ export async function createServiceKey(api: { url: string }, by: string, name: s
   return reply.body.key as string;
 }
 
+/** Creates a provider named `name`, as `by` (ADMIN_KEY or a providers:write key); its id. */
+export async function createProvider(api: { url: string }, by: string, name: string) {
+  const reply = await call(api, 'POST', '/providers', { token: by, body: { name } });
+  if (reply.status !== 201) throw new Error(`creating provider ${name}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.id as number;
+}
+
 /** Asserts the contract's error shape and returns the body. */
 export function expectError(reply: Reply, status: number, code: string) {
   const ok =

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Backend } from '@signal/db';
-import { beforeAll, expect } from 'vitest';
-import { call, createServiceKey, useApi } from './harness.js';
+import { beforeAll } from 'vitest';
+import { call, createProvider, createServiceKey, useApi } from './harness.js';
 
 export function usePublishing(backend: Backend) {
   const adminKey = `admin-${randomBytes(24).toString('base64url')}`;
@@ -24,11 +24,7 @@ export function usePublishing(backend: Backend) {
     /** Midnight UTC of the server's today, in milliseconds. */
     today: () => state.today,
     /** A new provider's id. */
-    newProvider: async (name: string) => {
-      const reply = await call(api, 'POST', '/providers', { token: adminKey, body: { name } });
-      expect(reply.status).toBe(201);
-      return reply.body.id as number;
-    },
+    newProvider: (name: string) => createProvider(api, adminKey, name),
     publish: (id: number, body: unknown, token = state.publisher) =>
       call(api, 'POST', `/providers/${id}/performance`, { token, body }),
   };

@@ -60,13 +60,17 @@ async function providerCount(url: string): Promise<number | null> {
 }
 
 /**
- * The catalogue's database name: its size and a digest of the migrations it is built with, so
- * checkouts with different migrations (branches in flight on one machine) never share one.
+ * A bench database's name and URL, `signal_bench_<prefix><size>_<digest>`: its size and a digest
+ * of the migrations it is built with, so checkouts with different migrations (branches in flight
+ * on one machine) never share one. The catalogues have no prefix; the log's is `log_`.
  */
-function catalogueName(providers: number, db: DbPackage): string {
+export function benchDatabase(prefix: string, size: number, db: DbPackage = ownDb): { name: string; url: string } {
   const digest = createHash('sha256').update(db.migrationNames().join(',')).digest('hex').slice(0, 8);
-  return `signal_bench_${providers}_${digest}`;
+  const name = `signal_bench_${prefix}${size}_${digest}`;
+  return { name, url: databaseUrl(name) };
 }
+
+const catalogueName = (providers: number, db: DbPackage) => benchDatabase('', providers, db).name;
 
 /** Drops catalogues of this size built with other migrations, unless something is using them. */
 async function dropStale(providers: number, keep: string, log: (line: string) => void): Promise<void> {

@@ -19,7 +19,7 @@ import { kernelCounts, perRequest } from './kernel-counts.js';
 import { compare, type LoadPlan, type Sample } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
 import { get, PAGE_1 } from './scenarios.js';
-import { processCpuMs, type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { processCpuMs, type RowRun, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 
 export const DEPLOYMENT_KEYS = ['named', 'pooler-detail', 'pooler-list', 'replica-list'] as const;
 /**
@@ -32,15 +32,11 @@ export const NAMED_TARGET = 1.0;
 /** On the same cores a replica adds no capacity, only a hop to another server: the pooler's allowance. */
 export const REPLICA_TARGET = 0.8;
 
-export interface DeploymentRun {
+export interface DeploymentRun extends RowRun {
   catalogue: Catalogue;
-  /** The API as production runs it on a database URL. */
-  spec: (url: string) => ServerSpec;
   plan: LoadPlan;
-  wanted: (key: string) => boolean;
   /** Whether the replica row runs (it creates two clusters: ≈30 s). */
   replica: boolean;
-  log: (line: string) => void;
 }
 
 const figures = (s: Sample) => ({ rps: s.rps, p50: s.p50, p99: s.p99, cpuUs: s.cpuUs });

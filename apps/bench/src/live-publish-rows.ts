@@ -15,22 +15,23 @@
  */
 import { createScratchDatabase } from '@signal/test-support';
 import { databaseCpu } from './db-cpu.js';
-import { deliveries, LIVE_TARGET_P99_MS, liveSubscribers, openStreams, pause, type Stream } from './live-rows.js';
+import {
+  deliveries,
+  LIVE_TARGET_P99_MS,
+  type LiveRun,
+  liveSubscribers,
+  openStreams,
+  pause,
+  type Stream,
+} from './live-rows.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type ServerProcess, startServer } from './servers.js';
 import { openBody, post, publishers, type Signer, signalSpec } from './signal-rows.js';
 
 export const LIVE_PUBLISH_KEYS = ['live-publish'] as const;
 export const LIVE_PUBLISH_TARGET_RATIO = 0.8;
 /** Concurrent publishers (closed loops): a wallet and a delegated key for each of 8 providers. */
 const PUBLISHERS = 16;
-
-export interface LivePublishRun {
-  spec: (databaseUrl: string) => ServerSpec;
-  wanted: (key: string) => boolean;
-  quick: boolean;
-  log: (line: string) => void;
-}
 
 interface Accepting {
   accepted: number;
@@ -116,7 +117,7 @@ function figures(runs: Accepting[]) {
 
 const delivery = new Map<string, { p50: number; p99: number; missing: number; streams: number }>();
 
-export async function livePublishRows(run: LivePublishRun): Promise<Map<string, Row>> {
+export async function livePublishRows(run: LiveRun): Promise<Map<string, Row>> {
   const rows = new Map<string, Row>();
   if (!run.wanted('live-publish')) return rows;
   const subscribers = liveSubscribers(run.quick);

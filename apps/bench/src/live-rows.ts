@@ -17,11 +17,12 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { signalTerms } from '@signal/core/signal-examples';
 import { canonicalJson } from '@signal/core/statements';
 import { createScratchDatabase } from '@signal/test-support';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LIVE_KEYS = ['live-one', 'live-two', 'live-two-nats'] as const;
 export const LIVE_TARGET_P99_MS = 1_000;
@@ -32,11 +33,8 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 /** Streams a live row holds open: 10,000, 200 with `--quick`, or BENCH_LIVE_SUBSCRIBERS. */
 export const liveSubscribers = (quick: boolean) => Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? (quick ? 200 : 10_000));
 
-export interface LiveRun {
-  spec: (databaseUrl: string) => ServerSpec;
-  wanted: (key: string) => boolean;
+export interface LiveRun extends RowRun {
   quick: boolean;
-  log: (line: string) => void;
 }
 
 export interface Stream {
@@ -162,18 +160,13 @@ async function measure(apis: ServerProcess[], subscribers: number, seconds: numb
   for (let i = 0; i < seconds; i++) {
     const tick = performance.now();
     const statement = canonicalJson({
-      entry: { type: 'market' },
+      ...signalTerms(),
       expiresAt: null,
       id: `b_${randomBytes(9).toString('base64url')}`,
-      instrument: 'BTC-USD',
       issuedAt: new Date().toISOString(),
       log: origin,
       provider: provider.id,
       salt: randomBytes(16).toString('base64url'),
-      side: 'long',
-      sizePct: '2.5',
-      stop: '61000',
-      targets: ['68000'],
       type: 'signal.open',
       v: 1,
     });

@@ -1,21 +1,16 @@
-/**
- * The public log's read rows (issue 38): `log-proof`, an inclusion proof in the tree of
- * LOG_PROOF_SIZE entries against a provider detail of the catalogue (CPU per request, target
- * ≤ 2×), and `log-tile`, a full hash tile against a 304 of the catalogue's page 1 (req/s,
- * target ≥ 0.9×). Both sides are the API as production runs it, each on its own database.
- *
- * The log's database, `signal_bench_log_<size>_<digest>`, is seeded once and kept like the
- * catalogues: entries shaped like the publisher entries are accepted in bulk (the db package's
- * `appendLogEntries`, 10,000 a statement), and the API's own sequencer integrates them (so its
- * signing key, from the bench's DATA_DIR, signs the checkpoints).
- */
-import { createHash } from 'node:crypto';
 import { tilePath } from '@signal/core/log';
 import * as db from '@signal/db';
-import { ADMIN_URL, BENCH_STATEMENT_TIMEOUT, randomProviderIds, settle, withClient } from './databases.js';
+import {
+  ADMIN_URL,
+  BENCH_STATEMENT_TIMEOUT,
+  benchDatabase,
+  randomProviderIds,
+  settle,
+  withClient,
+} from './databases.js';
 import { compare, type LoadPlan, type LoadTarget } from './load.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LOG_READ_KEYS = ['log-proof', 'log-tile'] as const;
 export const LOG_PROOF_SIZE = 1_000_000;
@@ -25,22 +20,13 @@ const SEED_CHUNK = 10_000;
 /** Distinct proofs and tiles a run cycles through (each read once before the run). */
 const PATHS = 5_000;
 
-export interface LogReadRun {
-  spec: (databaseUrl: string) => ServerSpec;
+export interface LogReadRun extends RowRun {
   catalogueUrl: string;
-  wanted: (key: string) => boolean;
   plan: Omit<LoadPlan, 'between'>;
-  log: (line: string) => void;
 }
 
 /** The log database's name: its size and the migrations' digest, as the catalogues' names. */
-function logDatabase(size: number): { name: string; url: string } {
-  const digest = createHash('sha256').update(db.migrationNames().join(',')).digest('hex').slice(0, 8);
-  const name = `signal_bench_log_${size}_${digest}`;
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString() };
-}
+const logDatabase = (size: number) => benchDatabase('log_', size);
 
 /** Creates, migrates and fills the log database unless it holds exactly `size` entries (integrated or pending). */
 async function prepareLogDatabase(size: number, log: (line: string) => void): Promise<string> {
@@ -92,7 +78,7 @@ async function prepareLogDatabase(size: number, log: (line: string) => void): Pr
 }
 
 /** Waits until the server's checkpoint covers `size` entries (its sequencer integrating the seed). */
-async function waitForSize(api: ServerProcess, size: number, log: (line: string) => void): Promise<void> {
+export async function waitForSize(api: ServerProcess, size: number, log: (line: string) => void): Promise<void> {
   const started = performance.now();
   for (;;) {
     const note = await (await fetch(`${api.url}/log/checkpoint`)).text();

@@ -15,7 +15,7 @@ import { appendLogEntry, createDatabase } from '@signal/db';
 import { createScratchDatabase } from '@signal/test-support';
 import { type AppendFigures, cpuLine, measureAppends, pooled, queryIndexes } from './log-measure.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, startServer } from './servers.js';
 
 export const LOG_KEYS = ['log-append', 'log-accept'] as const;
 export const LOG_TARGET_ENTRIES_PER_SECOND = 2_000;
@@ -26,12 +26,9 @@ const PROVIDERS = 8;
 /** Connections the `log-accept` row appends from. */
 const ACCEPT_CONNECTIONS = 8;
 
-export interface LogRun {
-  spec: (databaseUrl: string) => ServerSpec;
-  wanted: (key: string) => boolean;
+export interface LogRun extends RowRun {
   seconds: number;
   connections: number;
-  log: (line: string) => void;
 }
 
 /** A fresh EVM-shaped address per call (all lowercase: accepted as it is, canonical after EIP-55). */
@@ -80,18 +77,21 @@ async function appendRow(run: LogRun, api: ServerProcess, url: string): Promise<
   );
   return row(
     'log: publisher adds, one entry each (entries/s; answer → signed checkpoint ms)',
-    {
-      rps: m.perSecond,
-      p50: m.at(0.5),
-      p99: m.at(0.99),
-      cpuUs: m.apiCpuUs,
-      dbCpuUs: m.dbCpuUs,
-      clientCpuUs: m.writerCpuUs,
-    },
+    figures(m),
     null,
     `${m.count.toLocaleString('en-US')} entries by ${run.connections} writers to ${PROVIDERS} providers over ${run.seconds} s; p50/p99 from each answer to the first served checkpoint holding its entry`,
   );
 }
+
+/** An append measurement as a row's figures: entries/s, answer (or commit) → checkpoint, CPU per entry. */
+const figures = (m: AppendFigures) => ({
+  rps: m.perSecond,
+  p50: m.at(0.5),
+  p99: m.at(0.99),
+  cpuUs: m.apiCpuUs,
+  dbCpuUs: m.dbCpuUs,
+  clientCpuUs: m.writerCpuUs,
+});
 
 /**
  * Entries accepted through the db package's `appendLogEntry`, each in a transaction of its own,
@@ -136,14 +136,6 @@ async function acceptRow(run: LogRun, api: ServerProcess, url: string): Promise<
         `log-accept (${label}): ${Math.round(m.perSecond)} entries/s from ${ACCEPT_CONNECTIONS} connections; commit → checkpoint p50 ${m.at(0.5).toFixed(1)} ms, p99 ${m.at(0.99).toFixed(1)} ms; ${cpuLine(m)}`,
       );
     }
-    const figures = (m: AppendFigures) => ({
-      rps: m.perSecond,
-      p50: m.at(0.5),
-      p99: m.at(0.99),
-      cpuUs: m.apiCpuUs,
-      dbCpuUs: m.dbCpuUs,
-      clientCpuUs: m.writerCpuUs,
-    });
     return row(
       'log: appendLogEntry, one entry a transaction (entries/s; commit → signed checkpoint ms)',
       figures(alone),

@@ -11,7 +11,7 @@
  *                        checkout's apps/api/dist/main.js for a before/after
  *   --connections N, --seconds S, --warmup S, --rounds N   override the run plan
  *   --signal-rate N      the statements/s `signal-open` offers (1,000, the issue's rate)
- *   --seed-seconds S     the time the `/me/signals` database's seed may take this run (300; 60 quick)
+ *   --feed-entries N     the log entries of the `/me/signals` database (1,000,000; 20,000 quick)
  *   --window N           with --instructions: requests per counted window (1000)
  *   --starts N           with --instructions: fresh starts of each server, one after the other (3)
  *   --warm N             with --instructions: requests of warm-up per row, uninstrumented (5000)
@@ -38,6 +38,7 @@ import { verifyEvmSignature, verifySolanaSignature } from '@signal/core/verify';
 import { createDatabase } from '@signal/db';
 import { startPgBouncer } from '@signal/test-support';
 import { ANCHOR_SCRIPTS, pgbench } from './anchors.js';
+import { AUDIT_KEYS, auditRows, judgeAudit } from './audit-rows.js';
 import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
 import {
   type Catalogue,
@@ -96,6 +97,7 @@ import { signIn, verifyBodies } from './sign-in.js';
 import { judgeSignals, OPEN_RATE, SIGNAL_KEYS, signalRows } from './signal-rows.js';
 import { judgeStatements, STATEMENT_KEYS, statementRows } from './statement-rows.js';
 import { judge } from './targets.js';
+import { judgeVerifyBrowser, VERIFY_BROWSER_KEYS, verifyBrowserRows } from './verify-browser-rows.js';
 import { type BenchWallet, bareVerifyEvm, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 import { judgeWebhooks, WEBHOOK_KEYS, webhookRows } from './webhooks.js';
 
@@ -126,7 +128,7 @@ const { values: args } = parseArgs({
     'no-baseline': { type: 'boolean', default: false },
     against: { type: 'string' },
     'signal-rate': { type: 'string' },
-    'seed-seconds': { type: 'string' },
+    'feed-entries': { type: 'string' },
   },
 });
 
@@ -591,18 +593,22 @@ async function main() {
   // Statement verification for each signer kind (issue 39), in-process like the raw rows.
   for (const [key, value] of statementRows({ wanted, seconds: rawSeconds, rounds: plan.rounds, log }))
     rows.set(key, value);
+  // The audit (issue 40): the SDK's signal-audit bin on a log served from memory (1M entries; 100k quick).
+  for (const [key, value] of await auditRows({ wanted, quick, log })) rows.set(key, value);
 
   const [catalogue, small] = catalogues as [Catalogue, Catalogue | undefined];
+  /** The API as the rows on a database of their own run it: the catalogue's settings on `url`. */
+  const specOn = (url: string) => ({
+    ...apiSpec(catalogue, privateKeyPem),
+    env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
+  });
   const result = await runCatalogue(catalogue, small, privateKeyPem, wallets, quick || args.profile ? 1 : 3);
   for (const [key, value] of result.rows) rows.set(key, value);
   const { readyMs, peakRssMb, mixRssMb } = result;
   if (DEPLOYMENT_KEYS.some(wanted)) {
     const deployment = await deploymentRows({
       catalogue,
-      spec: (url) => ({
-        ...apiSpec(catalogue, privateKeyPem),
-        env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-      }),
+      spec: specOn,
       plan: { ...plan, connections, between: () => settle(catalogue.url) },
       wanted,
       replica: !quick || only !== null,
@@ -612,10 +618,7 @@ async function main() {
   }
 
   for (const [key, value] of await webhookRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     wanted,
     burst: quick ? 1_000 : 5_000,
     seconds: quick ? 2 : 10,
@@ -638,10 +641,7 @@ async function main() {
   }))
     rows.set(key, value);
   for (const [key, value] of await logReadRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     catalogueUrl: catalogue.url,
     wanted,
     plan: { ...plan, connections },
@@ -649,20 +649,12 @@ async function main() {
   }))
     rows.set(key, value);
   for (const [key, value] of await liveRows({
-    spec: (url) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     wanted,
     quick,
     log,
   }))
     rows.set(key, value);
-  // The API as the rows above run it, on a database of a row's own.
-  const specOn = (url: string) => {
-    const spec = apiSpec(catalogue, privateKeyPem);
-    return { ...spec, env: { ...spec.env, DATABASE_URL: url } };
-  };
   for (const [key, value] of await livePublishRows({ spec: specOn, wanted, quick, log })) rows.set(key, value);
   for (const [key, value] of await mixSignalRows({
     // The service as the `mix` row runs it: answer cache on, metrics on.
@@ -682,22 +674,20 @@ async function main() {
     rows.set(key, value);
 
   const signalRun = {
-    spec: (url: string) => ({
-      ...apiSpec(catalogue, privateKeyPem),
-      env: { ...apiSpec(catalogue, privateKeyPem).env, DATABASE_URL: url },
-    }),
+    spec: specOn,
     catalogueUrl: catalogue.url,
     wanted,
     plan: { ...plan, connections },
     // 10 s at the full plan's 4-second rounds, 2.5 s at --quick's one-second ones.
     openSeconds: plan.seconds * 2.5,
     openRate: numberArg(args['signal-rate'], OPEN_RATE),
-    meSignals: 50_000,
-    seedSeconds: numberArg(args['seed-seconds'], quick ? 60 : 300),
+    meLogEntries: numberArg(args['feed-entries'], quick ? 20_000 : 1_000_000),
     log,
   };
   for (const [key, value] of await signalRows(signalRun)) rows.set(key, value);
   for (const [key, value] of await meSignalRows(signalRun)) rows.set(key, value);
+  for (const [key, value] of await verifyBrowserRows({ ...signalRun, repetitions: quick ? 50 : 200 }))
+    rows.set(key, value);
 
   const order = [
     'mix',
@@ -712,8 +702,10 @@ async function main() {
     FEED_KEY,
     ...LOG_KEYS,
     ...LOG_READ_KEYS,
+    ...AUDIT_KEYS,
     ...SIGNAL_KEYS,
     ...ME_SIGNAL_KEYS,
+    ...VERIFY_BROWSER_KEYS,
     ...LIVE_KEYS,
     ...LIVE_PUBLISH_KEYS,
     ...MIX_SIGNAL_KEYS,
@@ -745,9 +737,11 @@ async function main() {
       ...judgeFeed(rows.get(FEED_KEY)),
       ...judgeLog(rows),
       ...judgeLogReads(rows),
+      ...judgeAudit(rows),
       ...judgeStatements(rows),
       ...judgeSignals(rows),
       ...judgeMeSignals(rows),
+      ...judgeVerifyBrowser(rows),
       ...judgeLive(rows),
       ...judgeLivePublish(rows),
       ...judgeMixSignals(),

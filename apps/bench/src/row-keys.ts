@@ -3,6 +3,7 @@
  * show (keys-doc.ts writes it there; CI fails when it is stale), so a row added to a file's
  * keys is documented without touching the docs by hand.
  */
+import { AUDIT_KEYS } from './audit-rows.js';
 import { CACHED_KEYS } from './cached-rows.js';
 import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
@@ -17,6 +18,7 @@ import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
 import { SIGNAL_KEYS } from './signal-rows.js';
 import { STATEMENT_KEYS } from './statement-rows.js';
+import { VERIFY_BROWSER_KEYS } from './verify-browser-rows.js';
 import { WEBHOOK_KEYS } from './webhooks.js';
 
 export interface KeyGroup {
@@ -37,9 +39,11 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'the event feed', file: 'feed.ts', keys: [FEED_KEY] },
   { title: 'the public log', file: 'log-rows.ts', keys: LOG_KEYS },
   { title: "the public log's reads", file: 'log-read-rows.ts', keys: LOG_READ_KEYS },
+  { title: 'the audit (`signal-audit`)', file: 'audit-rows.ts', keys: AUDIT_KEYS },
   { title: 'signed statements', file: 'statement-rows.ts', keys: STATEMENT_KEYS },
   { title: 'signals', file: 'signal-rows.ts', keys: SIGNAL_KEYS },
   { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },
+  { title: '`verifySignal` in the browser', file: 'verify-browser-rows.ts', keys: VERIFY_BROWSER_KEYS },
   { title: 'live signals', file: 'live-rows.ts', keys: LIVE_KEYS },
   { title: 'statements under live streams', file: 'live-publish-rows.ts', keys: LIVE_PUBLISH_KEYS },
   { title: 'the mix with signals', file: 'mix-signal-rows.ts', keys: MIX_SIGNAL_KEYS },

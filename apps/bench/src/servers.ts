@@ -21,6 +21,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** What every group of rows on a database of its own is handed by main.ts. */
+export interface RowRun {
+  /** The API as the other rows run it, on a database URL. */
+  spec: (databaseUrl: string) => ServerSpec;
+  /** Whether a row's key is among those asked for (`--only`). */
+  wanted: (key: string) => boolean;
+  log: (line: string) => void;
+}
+
 export interface ServerSpec {
   name: string;
   script: string;

@@ -22,7 +22,7 @@ import { databaseCpu } from './db-cpu.js';
 import { compare, type LoadPlan } from './load.js';
 import { reads } from './log-read-rows.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerProcess, type ServerSpec, startServer } from './servers.js';
+import { type RowRun, type ServerProcess, type ServerSpec, startServer } from './servers.js';
 import { type BenchWallet, evmWallet, solanaWallet } from './wallets.js';
 
 export const SIGNAL_KEYS = ['signal-open', 'signal-list'] as const;
@@ -33,18 +33,14 @@ const OPEN_PROVIDERS = 100;
 export const ORIGIN = 'bench.example/signals';
 const ADMIN = 'bench-admin-key-0123456789abcdefghij-signals';
 
-export interface SignalRun {
-  spec: (databaseUrl: string) => ServerSpec;
+export interface SignalRun extends RowRun {
   catalogueUrl: string;
-  wanted: (key: string) => boolean;
   plan: Omit<LoadPlan, 'between'>;
   /** Seconds of offered load for `signal-open`, and its statements/s (OPEN_RATE unless `--signal-rate`). */
   openSeconds: number;
   openRate: number;
-  /** Signals the `/me/signals` database holds, and the seed's time budget for this run. */
-  meSignals: number;
-  seedSeconds: number;
-  log: (line: string) => void;
+  /** Log entries of the `/me/signals` database (me-signal-rows.ts). */
+  meLogEntries: number;
 }
 
 /** The server's env for these rows: the bench's log name, statements signed up to an hour before. */

@@ -17,16 +17,15 @@
  * price, a stop, two targets and a note), each with its own `issuedAt`, by 200 signers over 50
  * providers; the sides take turns in rotating order, each figure the median of its rounds.
  */
-import { createPublicKey, type KeyObject, randomBytes, verify } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { canonicalJson, checkStatementRequest, verifyStatementSignatureLocally } from '@signal/core/statements';
 import { verifyEd25519Signature, verifyEvmSignature } from '@signal/core/verify';
-import bs58 from 'bs58';
 import secp256k1 from 'secp256k1';
 import { keccak256 } from 'viem';
 import { callFor, median } from './load.js';
 import { type Figures, type Row, row, type Verdict } from './report.js';
-import { type BenchWallet, evmWallet, solanaWallet } from './wallets.js';
+import { type BenchWallet, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
 
 export const STATEMENT_KEYS = ['statement-evm', 'statement-solana', 'statement-ed25519'] as const;
 export type StatementKey = (typeof STATEMENT_KEYS)[number];
@@ -58,23 +57,6 @@ function rawVerifyEvm(address: string, message: string, signature: string): bool
     return Buffer.from(keccak256(publicKey.subarray(1), 'bytes').subarray(12)).equals(
       Buffer.from(address.slice(2), 'hex'),
     );
-  } catch {
-    return false;
-  }
-}
-
-const rawKeys = new Map<string, KeyObject>();
-
-/** Ed25519 on OpenSSL, the KeyObject built once per key, the signature decoded by bs58. */
-function rawVerifyEd25519(publicKey: string, message: string, signature: string): boolean {
-  let key = rawKeys.get(publicKey);
-  if (!key) {
-    const x = Buffer.from(bs58.decode(publicKey)).toString('base64url');
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
-    rawKeys.set(publicKey, key);
-  }
-  try {
-    return verify(null, Buffer.from(message, 'utf8'), key, bs58.decode(signature));
   } catch {
     return false;
   }
@@ -135,7 +117,7 @@ interface Run {
  * up a path that just started, marking) would otherwise land on whichever side runs then. Off
  * Linux, the process's CPU time.
  */
-function threadCpuUs(): number {
+export function threadCpuUs(): number {
   try {
     return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
   } catch {
@@ -170,7 +152,7 @@ export function statementRows(options: StatementRun): Map<string, Row> {
         : (input) => verifyEd25519Signature(input.address, input.body.statement, input.body.signature),
       evm
         ? (input) => rawVerifyEvm(input.address, input.body.statement, input.body.signature)
-        : (input) => rawVerifyEd25519(input.address, input.body.statement, input.body.signature),
+        : (input) => bareVerifySolana(input.address, input.body.statement, input.body.signature),
     ];
     const runs: Run[][] = sides.map(() => []);
     // Warm-up: each side a full round first, so V8 has tiered the whole path up before any count.

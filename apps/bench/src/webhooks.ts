@@ -19,7 +19,7 @@ import { createScratchDatabase } from '@signal/test-support';
 import pg from 'pg';
 import { cpuBetween, databaseCpu } from './db-cpu.js';
 import { type Row, row, type Verdict } from './report.js';
-import { type ServerSpec, startServer } from './servers.js';
+import { type RowRun, startServer } from './servers.js';
 
 export const WEBHOOK_KEYS = ['webhooks', 'webhook-latency'] as const;
 export const DELIVERIES_TARGET = 1_000;
@@ -28,14 +28,10 @@ const LATENCY_RATE = 200;
 /** The type of the bench's events: a value of core's EventType, passed as a parameter. */
 const FOLLOWED: EventType = 'follow.created';
 
-export interface WebhookRun {
-  /** The API as the other rows run it, on a database URL. */
-  spec: (url: string) => ServerSpec;
-  wanted: (key: string) => boolean;
+export interface WebhookRun extends RowRun {
   /** Events in the burst; seconds of the latency run. */
   burst: number;
   seconds: number;
-  log: (line: string) => void;
 }
 
 const percentile = (sorted: number[], p: number) =>

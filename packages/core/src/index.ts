@@ -15,3 +15,4 @@ export * from './sign-in-message.js';
 export * from './signal.schemas.js';
 export * from './wallets.schemas.js';
 export * from './webhook.schemas.js';
+export * from './wire-shapes.js';

@@ -1,9 +1,22 @@
 /**
- * The documented examples of the signal routes (shown in the OpenAPI document, and held to their
- * schemas by the answer checks' differential test): one signal opened and partly closed, as a
+ * The documented examples of the signal routes (shown in the OpenAPI document; `satisfies` holds
+ * them to their schemas' types): one signal opened and partly closed, as a
  * reader who may see it and as the public before its reveal.
  */
-import type { Signal, SignalList, SignalStatementAnswer } from './signal.schemas.js';
+import type { Signal, SignalContent, SignalList, SignalStatementAnswer } from './signal.schemas.js';
+
+/**
+ * The example signal's terms, fresh on each call: the one fixture the tests, the bench and these
+ * examples open a signal with (the core checks, the SDK, the API's signal tests spread it).
+ */
+export const signalTerms = (): Omit<SignalContent, 'openPct' | 'expiresAt' | 'note'> => ({
+  instrument: 'BTC-USD',
+  side: 'long',
+  entry: { type: 'limit', price: '64250.5' },
+  stop: '61000',
+  targets: ['68000', '72000'],
+  sizePct: '2.5',
+});
 
 const wallet = '0x52908400098527886E0F7030069857D2E4169EE7';
 const openText =
@@ -23,12 +36,7 @@ export const signal = {
   publishedAt: '2026-11-23T10:00:00.412Z',
   revealAt: '2026-11-23T11:00:00.412Z',
   content: {
-    instrument: 'BTC-USD',
-    side: 'long',
-    entry: { type: 'limit', price: '64250.5' },
-    stop: '61000',
-    targets: ['68000', '72000'],
-    sizePct: '2.5',
+    ...signalTerms(),
     openPct: '66.7',
     expiresAt: '2026-11-30T10:00:00.000Z',
     note: null,

@@ -1,9 +1,9 @@
 /**
  * The versions a built answer is kept under (the API's answer cache, apps/api/src/http/answer-cache.ts),
  * read for many requests in one statement: the catalogue's version (list pages) and the version of
- * each public provider asked for (detail, stats, performance). The same versions the 304 path
- * reads (catalogueState, providerVersion), so an answer kept under a version is exactly the
- * answer a revalidation with its ETag would be told is current.
+ * each public provider asked for (detail, stats, performance): what every revalidation reads
+ * (apps/api/src/http/caching.ts), and the same versions the reads leave in their VersionSink (the list's
+ * beside its total, a provider's with its row), so a tag's version is the one a 304 checks.
  */
 import { type Kysely, sql } from 'kysely';
 import { catalogueVersionSql } from './catalogue-version.queries.js';

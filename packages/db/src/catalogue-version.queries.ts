@@ -1,15 +1,14 @@
 /**
- * The versions HTTP caching reads: the catalogue's (any committed change of any provider,
- * follows included, raises it) and one provider's. A revalidation reads a version alone, never
- * the answer it stands for.
+ * The catalogue's version (any committed change of any provider, follows included, raises it),
+ * read in the statement of the rows it versions; a revalidation reads it alone through
+ * currentVersions (answer-versions.queries.ts), never the answer it stands for.
  */
 import { type Kysely, sql } from 'kysely';
 import { runCompiled } from './compiled-query.js';
-import { PUBLIC_PROVIDER } from './provider.queries.js';
 import type { Database } from './schema.js';
 
 /** Receives the version of the data a read answered from (an ETag's source), when asked. */
-export type { VersionSink } from './version-sink.js';
+export type { AnswerIdentity, VersionSink } from './version-sink.js';
 
 /**
  * The catalogue's version as text: the sum of the slots of migration 0007, which rises with every
@@ -28,21 +27,4 @@ export async function catalogueState(db: Kysely<Database>): Promise<{ total: num
     db.selectFrom('catalogue_counters').select(['provider_count', catalogueVersionSql.as('version')]),
   );
   return { total: Number(row?.provider_count ?? 0), version: row?.version ?? '0' };
-}
-
-/** The catalogue's version alone: what a list revalidation reads. */
-export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
-  return (await catalogueState(db)).version;
-}
-
-/** A provider's version alone (undefined if there is no such provider): a detail revalidation. */
-export async function providerVersion(db: Kysely<Database>, id: number): Promise<string | undefined> {
-  const [row] = await runCompiled(db, 'providerVersion', [id], (providerId) =>
-    db
-      .selectFrom('providers as p')
-      .select(sql<string>`p.version::text`.as('version'))
-      .where('p.id', '=', providerId)
-      .where(PUBLIC_PROVIDER),
-  );
-  return row?.version;
 }

@@ -1,5 +1,5 @@
 /**
- * Reading signals (migration 0019; CONTRACT.md, Version 4, "Signals"): `readSignals`, the one
+ * Reading signals (migrations 0019, 0022; CONTRACT.md, Version 4, "Signals"): `readSignals`, the one
  * reader of the wire Signal (by keys or by log indexes) for any reader class, which the routes,
  * `signals.live` and an auditor call; and the newest-first pages of signal keys, a provider's and
  * a follower's. Reads show what the tree holds: a signal once its open is in the tree, each
@@ -11,7 +11,6 @@ import { type Kysely, sql } from 'kysely';
 import { exactTimestamp, isoTimestamp } from './paging.js';
 import type { Database } from './schema.js';
 
-/** Which signals to read: by (provider, id), in this order; or the signal of each statement at these log indexes. */
 /** A signal by its provider and id. */
 export interface SignalKey {
   providerId: number;
@@ -227,31 +226,60 @@ export async function listProviderSignalKeys(
   return keyPage(result.rows, request.limit);
 }
 
+/** Everyone's signals walked per key of a page by `listFollowedSignalKeys`'s first strategy. */
+export const FOLLOWED_WINDOW_PER_KEY = 100;
+
 /**
- * A page of the signals of the live providers `userId` follows now, newest first. One short walk
- * of signals_provider_newest_idx per followed provider (at most limit + 1 keys after the
- * position each), merged: the cost grows with the follows and the limit, not with the history's
- * depth (docs/design.md, "Follower feeds").
+ * A page of the signals of the live providers `userId` follows now, newest first; one statement,
+ * two strategies (docs/design.md, "Follower feeds"): (1) signals_newest_idx from the position,
+ * (limit + 1) × FOLLOWED_WINDOW_PER_KEY entries at most, keeping the followed providers': limit +
+ * 1 found are the page; (2) only when fewer are (quiet follows, the history's end), one walk of
+ * signals_provider_newest_idx per followed provider, limit + 1 keys each, merged. The position is
+ * a row comparison in each walk's index condition, never an offset: the depth costs nothing.
  */
 export async function listFollowedSignalKeys(
   db: Kysely<Database>,
   userId: number,
   request: SignalPageRequest,
 ): Promise<SignalKeyPage> {
+  const keys = request.limit + 1;
   const result = await sql<KeyRow>`
-    select x.provider_id, x.id, ${exactTimestamp('x.published_at')} as position, x.open_log_index
-    from follows f
-    join providers p on p.id = f.provider_id and p.archived_at is null
-    cross join lateral (
-      select s.provider_id, s.id, s.published_at, s.open_log_index
-      from signals s
-      where s.provider_id = f.provider_id and s.open_log_index is not null and ${afterCondition(request.after)}
-      order by s.published_at desc, s.open_log_index desc
-      limit ${request.limit + 1}
-    ) x
-    where f.user_id = ${userId}
-    order by x.published_at desc, x.open_log_index desc
-    limit ${request.limit + 1}
+    with followed as materialized (select f.provider_id from follows f where f.user_id = ${userId}), recent as (
+      -- offset 0: the archived check runs on the sorted hits until the page is full, not on all of them.
+      select h.provider_id, h.id, h.published_at, h.open_log_index
+      from (
+        select w.provider_id, w.id, w.published_at, w.open_log_index
+        from (
+          select s.provider_id, s.id, s.published_at, s.open_log_index
+          from signals s
+          where s.open_log_index is not null and ${afterCondition(request.after)}
+          order by s.published_at desc, s.open_log_index desc
+          limit ${keys * FOLLOWED_WINDOW_PER_KEY}
+        ) w
+        where w.provider_id in (select provider_id from followed)
+        order by w.published_at desc, w.open_log_index desc
+        offset 0
+      ) h
+      where exists (select 1 from providers p where p.id = h.provider_id and p.archived_at is null)
+      limit ${keys}
+    ), merged as (
+      select x.provider_id, x.id, x.published_at, x.open_log_index
+      from followed f
+      join providers p on p.id = f.provider_id and p.archived_at is null
+      cross join lateral (
+        select s.provider_id, s.id, s.published_at, s.open_log_index
+        from signals s
+        where s.provider_id = f.provider_id and s.open_log_index is not null and ${afterCondition(request.after)}
+        order by s.published_at desc, s.open_log_index desc
+        limit ${keys}
+      ) x
+      where (select count(*) from recent) < ${keys}
+      order by x.published_at desc, x.open_log_index desc
+      limit ${keys}
+    )
+    select r.provider_id, r.id, ${exactTimestamp('r.published_at')} as position, r.open_log_index
+    from (select * from recent where (select count(*) from recent) >= ${keys} union all select * from merged) r
+    order by r.published_at desc, r.open_log_index desc
   `.execute(db);
   return keyPage(result.rows, request.limit);
 }

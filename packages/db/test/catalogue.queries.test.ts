@@ -1,3 +1,4 @@
+import { PROVIDER_SORT_FIELDS, type ProviderSortField } from '@signal/core';
 import { describeBackends } from '@signal/test-support/vitest';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
@@ -18,6 +19,29 @@ async function countMismatches(t: TestDatabase): Promise<number> {
     select count(*) as n from providers p
     where p.follower_count <> (select count(*) from follows f where f.provider_id = p.id)`.execute(t.db);
   return result.rows[0]?.n ?? -1;
+}
+
+/** Each sort's column, written here rather than read from the query code under test. */
+const SORT_COLUMNS: Record<ProviderSortField, string> = {
+  followerCount: 'follower_count',
+  createdAt: 'created_at',
+  name: 'name',
+  id: 'id',
+  roi7d: 'roi_7d_pct',
+  roi30d: 'roi_30d_pct',
+  roi90d: 'roi_90d_pct',
+  roiAll: 'roi_all_pct',
+  maxDrawdown: 'max_drawdown_pct',
+  winRate: 'win_rate',
+  tradingDays: 'trading_days',
+};
+
+/** Numbers and instants by value, names by code unit (the names are ASCII, under COLLATE "C"). */
+function compareKeys(a: unknown, b: unknown): number {
+  const value = (k: unknown) =>
+    k instanceof Date ? k.getTime() : typeof k === 'string' && !Number.isNaN(Number(k)) ? Number(k) : k;
+  const [x, y] = [value(a), value(b)] as [number | string, number | string];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 async function createUsers(t: TestDatabase, count: number): Promise<number[]> {
@@ -57,12 +81,32 @@ describeBackends('catalogue queries on %s', (backend) => {
   });
 
   it('lists by every sort with the id tie-break, and the total comes from the counter', async () => {
-    const all = await t.db.selectFrom('providers').select(['id', 'follower_count']).execute();
-    const page = await listProviders(t.db, { page: 1, limit: 100, sortBy: 'followerCount', order: 'desc' });
-    const expected = [...all].sort((a, b) => b.follower_count - a.follower_count || b.id - a.id).map((r) => r.id);
-    expect(page.items.map((p) => p.id)).toEqual(expected);
-    expect(page.total).toBe(40);
-    expect(page.totalPages).toBe(1);
+    expect(Object.keys(SORT_COLUMNS)).toEqual([...PROVIDER_SORT_FIELDS]);
+    for (const sortBy of PROVIDER_SORT_FIELDS) {
+      const rows = (
+        await sql<{ id: number; k: unknown }>`select id, ${sql.ref(SORT_COLUMNS[sortBy])} as k from providers`.execute(
+          t.db,
+        )
+      ).rows;
+      for (const order of ['asc', 'desc'] as const) {
+        const page = await listProviders(t.db, { page: 1, limit: 100, sortBy, order });
+        const sign = order === 'asc' ? 1 : -1;
+        // Nulls (a figure not published) last in both orders; ties broken by id in the sort's order.
+        const expected = [...rows]
+          .sort((a, b) =>
+            a.k === null || b.k === null
+              ? Number(a.k === null) - Number(b.k === null) || sign * (Number(a.id) - Number(b.id))
+              : sign * (compareKeys(a.k, b.k) || Number(a.id) - Number(b.id)),
+          )
+          .map((r) => Number(r.id));
+        expect(
+          page.items.map((p) => p.id),
+          `${sortBy} ${order}`,
+        ).toEqual(expected);
+        expect(page.total).toBe(40);
+        expect(page.totalPages).toBe(1);
+      }
+    }
     const beyond = await listProviders(t.db, { page: 3, limit: 20, sortBy: 'id', order: 'asc' });
     expect(beyond).toMatchObject({ items: [], total: 40, totalPages: 2 });
   });

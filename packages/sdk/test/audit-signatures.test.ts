@@ -3,7 +3,8 @@
  * against independent implementations: EIP-191 recovery by libsecp256k1 (the server's
  * `verifyEvmSignature`) and Ed25519 by node:crypto (OpenSSL), on signatures made by viem and
  * node:crypto, genuine and mangled, in every form the server takes (v 27/28 or 0/1, EIP-2098's
- * 64 bytes), including the second and later signatures of a wallet, which take the known-key path.
+ * 64 bytes), including the second and later signatures of a wallet, which take the known-key path
+ * (without its table of multiples, then with it from its eighth check on).
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { verifyEd25519Signature, verifyEvmSignature } from '@signal/core/verify';

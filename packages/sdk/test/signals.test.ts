@@ -8,6 +8,7 @@
  * anyone else; `signals.live` hands a follower's client each statement, and resumes after an id.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { signalTerms } from '@signal/core/signal-examples';
 import {
   createClient as createReaderClient,
   createServiceClient,
@@ -35,16 +36,7 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const ORIGIN = 'sdk.test/signals';
 const HOUR = 3600;
 
-const terms = (extra: Partial<SignalTerms> = {}): SignalTerms => ({
-  instrument: 'BTC-USD',
-  side: 'long',
-  entry: { type: 'limit', price: '97000.5' },
-  stop: '95000',
-  targets: ['99000', '101000'],
-  sizePct: '2.5',
-  expiresAt: null,
-  ...extra,
-});
+const terms = (extra: Partial<SignalTerms> = {}): SignalTerms => ({ ...signalTerms(), expiresAt: null, ...extra });
 
 /**
  * The global fetch, losing the answer of the first request to `procedure` (the request reaches
@@ -120,7 +112,7 @@ describe.each(['postgres', 'pglite'] as const)('signals through the SDK on %s', 
     expect(opened.signal).toMatchObject({
       providerId,
       status: 'open',
-      content: { instrument: 'BTC-USD', openPct: '100', stop: '95000', note: 'Breakout above the range' },
+      content: { instrument: 'BTC-USD', openPct: '100', stop: signalTerms().stop, note: 'Breakout above the range' },
     });
     expect(opened.signal.statements).toHaveLength(1);
     expect(opened.signal.statements[0]).toMatchObject({ type: 'signal.open', signer: account.address });

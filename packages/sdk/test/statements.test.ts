@@ -4,6 +4,8 @@
  * the core checks in the contract's order and its signature check, and the signatures verify
  * independently (viem's `verifyMessage`, tweetnacl). Ids and salts are fresh 128-bit values.
  */
+
+import { signalTerms } from '@signal/core/signal-examples';
 import {
   checkStatementRequest,
   isCanonical,
@@ -48,12 +50,8 @@ const check = (body: unknown, types: readonly StatementType[] = STATEMENT_TYPES)
 
 async function everyStatement(): Promise<[StatementType, BuiltStatement][]> {
   const open = openStatement(scope, {
-    instrument: 'ETH-USD',
+    ...signalTerms(),
     side: 'short',
-    entry: { type: 'limit', price: '3450.25' },
-    stop: '3600',
-    targets: ['3300', '3150.5'],
-    sizePct: '1.5',
     expiresAt: new Date(Date.now() + 86_400_000),
     note: 'Rejection at the weekly high — « fade » 📉',
   });

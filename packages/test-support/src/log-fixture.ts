@@ -4,7 +4,7 @@
  * @signal/core/log. Not the service's server (apps/api): a fixture to hold the library to readers
  * written elsewhere, and to show those readers fail on a tampered log.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   appendLeaves,
   consistencyProof,
@@ -44,6 +44,8 @@ export async function startLogFixture(options: {
   seed: Uint8Array;
   origin?: string;
   batch?: number;
+  /** Answers a path outside `/log/` (e.g. a provider's signal list, for the audit's bench); false: 404. */
+  other?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }): Promise<LogFixture> {
   const origin = options.origin ?? 'localhost/signals';
   const rows = new Map<string, Uint8Array>();
@@ -111,6 +113,7 @@ export async function startLogFixture(options: {
         if (!row || row.length < tile.width * 32) return answer(404, 'text/plain', 'beyond the tree');
         return answer(200, 'application/octet-stream', row.slice(0, tile.width * 32));
       }
+      if (!url.pathname.startsWith('/log/') && options.other?.(req, res)) return;
       return answer(404, 'text/plain', 'not found');
     })().catch((error: Error) => answer(500, 'text/plain', error.message));
   });

@@ -455,7 +455,7 @@ export const VARIABLES = [
     key: 'publicCacheMaxAge',
     group: 'caching',
     ...defaulted(integer(0, 86_400), '5'),
-    doc: 'seconds a browser or CDN may reuse a public catalogue read (`GET /providers`, `/providers/{id}`, `/providers/{id}/stats`, `/openapi.json` without `Authorization`): `Cache-Control: public, max-age=N, stale-while-revalidate=N`; `0` → `public, no-cache` (always revalidate by ETag). See [HTTP caching](api.md#http-caching)',
+    doc: 'seconds a browser or CDN may reuse a public catalogue read (`GET /providers`, `/providers/{id}`, `/providers/{id}/stats`, `/providers/{id}/performance`, `/openapi.json` without `Authorization`): `Cache-Control: public, max-age=N, stale-while-revalidate=N`; `0` → `public, no-cache` (always revalidate by ETag). See [HTTP caching](api.md#http-caching)',
   },
   {
     env: 'ANSWER_CACHE_MB',

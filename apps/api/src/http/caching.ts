@@ -1,21 +1,24 @@
 /**
- * HTTP caching of the public reads: `GET /providers`, `/providers/{id}`, `/providers/{id}/stats`
- * and `/openapi.json` answer with an ETag and a short public Cache-Control, and a request whose
- * If-None-Match matches gets 304 with no body. A request with an Authorization header is never
- * cached (`no-store`, no ETag): a user's own reads must show their own writes at once.
+ * HTTP caching of the public reads: every procedure whose meta has a `cache` policy
+ * (procedures/cache-policy.ts; here a table by path from the composition root, no procedure
+ * named) and `/openapi.json` answer with an ETag and a short public Cache-Control, and a request
+ * whose If-None-Match matches gets 304 with no body. A request with an Authorization header is
+ * never cached (`no-store`, no ETag): a user's own reads must show their own writes at once.
  *
- * A revalidation should cost less than the answer. The list and the detail carry a version kept
- * by the database (migration 0007: the catalogue's version rises with any change of any
- * provider, a provider's with any change of its row), so their 304 costs one small read and no
- * page, mapping, validation or JSON. The stats are hashed instead: their 7- and 30-day figures
- * move with the clock, which no stored version follows.
+ * A revalidation should cost less than the answer. An answer carries a version kept by the
+ * database (migration 0007: the catalogue's rises with any change of any provider, a provider's
+ * with any change of its row), so its 304 costs one small read and no page, mapping, validation
+ * or JSON. An answer that also moves with the clock (the stats' 7- and 30-day figures, which no
+ * stored version follows) is tagged by a digest of its bytes instead.
  *
- * Every ETag starts with a digest of the OpenAPI document, so a release that changes a wire
- * shape never revalidates an answer cached in the old shape.
+ * Every tag of a cacheable read starts with WIRE_SHAPES_VERSION (core), bumped with any change of
+ * those answers' shapes, so a release that changes one never revalidates an answer cached in the
+ * old shape; `/openapi.json`'s tag is a digest of the document itself.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Database, performanceVersion, statsValidUntil, type VersionSink } from '@signal/db';
+import { WIRE_SHAPES_VERSION } from '@signal/core';
+import type { AnswerIdentity, Database, VersionSink } from '@signal/db';
 import type { Kysely } from 'kysely';
 import type { Metrics } from '../ops/metrics.js';
 import { sendJson } from '../wire/respond.js';
@@ -23,21 +26,15 @@ import {
   type AnswerCacheCounts,
   type AnswerStore,
   answerStore,
-  type KeptAnswer,
   type VersionReader,
   versionReader,
 } from './answer-cache.js';
 
-type VersionRead = (db: Kysely<Database>) => Promise<string | undefined>;
-
-/**
- * A cacheable procedure's policy, read from its meta and bound to the server's services by the
- * composition root (procedures/cache-policy.ts): how to read the current version of an answer
- * without building it (null when the answer is hashed), the answer cache's key, the tag's letter.
- */
+/** A cacheable procedure's policy, read from its meta and bound to the server's services by the composition root. */
 export interface CachePolicy {
-  revalidate: ((input: Record<string, unknown>) => VersionRead | undefined) | null;
-  identify: (input: Record<string, unknown>) => { key: string; provider?: number } | undefined;
+  /** The request's identity from its input (parsed once); undefined for an input its procedure refuses. */
+  identify: (input: Record<string, unknown>) => AnswerIdentity | undefined;
+  /** The tag's letter for this kind of version. */
   versionKind: string;
 }
 
@@ -53,10 +50,8 @@ export interface CachingDeps {
   replica?: { read: ReadDb };
   /** Per cacheable procedure, by its path. */
   policies: ReadonlyMap<string, CachePolicy>;
-  /** The OpenAPI document's JSON text; its digest starts every ETag. Called once, on first use. */
+  /** The OpenAPI document's JSON text (its digest is its ETag). Called once, on first use. */
   documentText: () => string;
-  /** A version read where the procedure would read its answer (the replica for a public read). */
-  readCatalogue: <T>(exchange: Exchange, read: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
   /** Counts a read answered here for the per-address read limit, as the procedure would have. */
   countRead: (exchange: Exchange) => void;
 }
@@ -80,12 +75,12 @@ export function ifNoneMatch(req: IncomingMessage, etag: string): boolean {
   return false;
 }
 
-/** A kept answer's bytes (Content-Length set, so HEAD carries the GET's headers). */
-function sendBytes(res: ServerResponse, body: Buffer, headers: Record<string, string>): void {
+/** An answer's JSON (Content-Length set, so HEAD carries the GET's headers). */
+function sendBytes(res: ServerResponse, body: Buffer | string, headers: Record<string, string>): void {
   res.statusCode = 200;
   for (const name in headers) res.setHeader(name, headers[name] as string);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', body.length);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }
 
@@ -99,8 +94,9 @@ export interface RestCaching {
   /** True when this procedure's answer to this request may be cached. */
   applies(procedure: string, req: IncomingMessage): boolean;
   /**
-   * Answers a cacheable request: 304 when If-None-Match still matches, else the answer of
-   * `run` with its ETag. `run` gets the sink where the procedure leaves its data's version.
+   * Answers a cacheable request: 304 when If-None-Match still matches, a kept answer when the
+   * answer store has one at the current version, else the answer of `run` with its ETag. `run`
+   * gets the sink where the procedure leaves its data's version.
    */
   serve(
     procedure: string,
@@ -115,25 +111,28 @@ export interface RestCaching {
   answerCounts(): AnswerCacheCounts | undefined;
 }
 
+/** The tags' first part: the wire shapes' version (see the module's comment). */
+const TAG_PREFIX = `s${WIRE_SHAPES_VERSION}`;
+
 export function restCaching(deps: CachingDeps): RestCaching {
   const { policies } = deps;
   const cacheControl = publicCacheControl(deps.config.publicCacheMaxAge);
-  let document: { text: string; etag: string; prefix: string } | undefined;
+  let document: { text: string; etag: string } | undefined;
   const openApiDocument = () => {
     if (!document) {
       const text = deps.documentText();
-      const hash = digest(text);
-      document = { text, etag: `W/"${hash}"`, prefix: hash.slice(0, 8) };
+      document = { text, etag: `W/"${digest(text)}"` };
     }
     return document;
   };
-  const versionTag = (procedure: string, version: string) =>
-    `W/"${openApiDocument().prefix}-${policies.get(procedure)?.versionKind ?? 'p'}${version}"`;
+  const versionTag = (policy: CachePolicy, version: string) => `W/"${TAG_PREFIX}-${policy.versionKind}${version}"`;
+  const digestTag = (text: string) => `W/"${TAG_PREFIX}-h${digest(text)}"`;
 
   const budgetBytes = deps.config.answerCacheMb * 1024 * 1024;
   const answers: AnswerStore | undefined = budgetBytes > 0 ? answerStore(budgetBytes) : undefined;
-  // Public reads go where their answers are read (the replica, when there is one); a request
-  // with a token reads the primary, as its procedure does.
+  // Versions are read where the answers are (the replica, when there is one, for a public read:
+  // a revalidation must not move public reads back onto the primary); a request with a token
+  // reads the primary, as its procedure does.
   const onPrimary = versionReader(deps.primary);
   const { replica } = deps;
   const onReplica = replica ? versionReader((query) => replica.read(query)) : onPrimary;
@@ -142,69 +141,11 @@ export function restCaching(deps: CachingDeps): RestCaching {
       ? { versions: onReplica, db: (query) => replica.read(query) }
       : { versions: onPrimary, db: deps.primary };
 
-  /**
-   * A cacheable read with the answer cache on: the current version first (every request), then
-   * the kept answer when it was built at that version (and, for stats, is still within its time
-   * bound), else the procedure, whose answer is kept. A public request gets its ETag and 304s as
-   * without the cache; one with a token the bytes alone (no-store).
-   */
-  async function serveKept(
-    store: AnswerStore,
-    identity: { key: string; provider?: number },
-    procedure: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    run: (cache: VersionSink) => Promise<unknown>,
-  ): Promise<void> {
-    const publicRead = req.headers.authorization === undefined;
-    const { versions, db } = readerFor(req);
-    const now = deps.now().getTime();
-    let current: string | undefined;
-    if (identity.provider === undefined) current = await versions.catalogue();
-    else {
-      current = await versions.provider(identity.provider);
-      if (current !== undefined && procedure === 'providers.performance') {
-        current = performanceVersion(current, identity.key.slice(identity.key.indexOf('.') + 1) as never);
-      }
-    }
-    if (current !== undefined) {
-      const kept = store.get(identity.key);
-      const tagged = procedure !== 'providers.stats';
-      const fresh =
-        kept !== undefined &&
-        kept.version === current &&
-        (kept.validUntil === null || (now < kept.validUntil && now >= kept.builtAt));
-      if (fresh || (publicRead && tagged && ifNoneMatch(req, versionTag(procedure, current)))) {
-        store.hit();
-        // Counted as the procedure would have counted it.
-        deps.countRead({ req, res });
-        if (!publicRead) return sendBytes(res, (kept as KeptAnswer).body, {});
-        const etag = fresh ? (kept as KeptAnswer).etag : versionTag(procedure, current);
-        if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
-        return sendBytes(res, (kept as KeptAnswer).body, { ETag: etag, 'Cache-Control': cacheControl });
-      }
-    }
-    store.miss();
-    const cache: VersionSink = {};
-    // Stats: the bound of their time window, read before the answer is built (see statsValidUntil).
-    const bound =
-      procedure === 'providers.stats' && current !== undefined
-        ? db((handle) => statsValidUntil(handle, identity.provider as number, new Date(now)))
-        : undefined;
-    const [data, validUntil] = await Promise.all([run(cache), bound]);
-    const text = JSON.stringify(data);
-    const body = Buffer.from(text);
-    const etag =
-      cache.version !== undefined
-        ? versionTag(procedure, cache.version)
-        : `W/"${openApiDocument().prefix}-h${digest(text)}"`;
-    const version = cache.version ?? current;
-    if (version !== undefined) {
-      store.set(identity.key, { body, etag, version, validUntil: validUntil ?? null, builtAt: now });
-    }
-    if (!publicRead) return sendBytes(res, body, {});
-    if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
-    sendBytes(res, body, { ETag: etag, 'Cache-Control': cacheControl });
+  /** The answer's current version without building it; undefined for an archived or unknown provider. */
+  async function currentVersion(versions: VersionReader, identity: AnswerIdentity): Promise<string | undefined> {
+    if (identity.provider === undefined) return versions.catalogue();
+    const source = await versions.provider(identity.provider);
+    return source === undefined || !identity.version ? source : identity.version(source);
   }
 
   return {
@@ -214,35 +155,60 @@ export function restCaching(deps: CachingDeps): RestCaching {
       return policies.has(procedure) && (req.headers.authorization === undefined || answers !== undefined);
     },
 
+    /**
+     * The one serving path. The input is parsed once (the policy's identify); the current version
+     * is read once, before anything is built, and only when it can spare the build: with the
+     * answer store on (a kept answer at that version is served), or for an If-None-Match on an
+     * answer tagged by its version (a match is a 304). Otherwise, or when neither applies, the
+     * procedure builds the answer and its tag comes from the version its own statement read with
+     * the rows (never a version read apart from them: with the replica, that one could be newer
+     * than the rows, and its 304s would keep a stale answer).
+     */
     async serve(procedure, req, res, input, run) {
-      const identity = answers && policies.get(procedure)?.identify((input ?? {}) as Record<string, unknown>);
-      if (answers && identity) return serveKept(answers, identity, procedure, req, res, run);
-      const read =
-        req.headers['if-none-match'] !== undefined
-          ? policies.get(procedure)?.revalidate?.((input ?? {}) as Record<string, unknown>)
+      const policy = policies.get(procedure) as CachePolicy;
+      const publicRead = req.headers.authorization === undefined;
+      const identity = policy.identify((input ?? {}) as Record<string, unknown>);
+      const tagged = identity?.validUntil === undefined;
+      const { versions, db } = readerFor(req);
+      const now = deps.now().getTime();
+      const current =
+        identity && (answers || (tagged && publicRead && req.headers['if-none-match'] !== undefined))
+          ? await currentVersion(versions, identity)
           : undefined;
-      if (read) {
-        // Where the answer itself would be read (the replica, when there is one): a
-        // revalidation must not move public reads back onto the primary.
-        const version = await deps.readCatalogue({ req, res }, read);
-        if (version !== undefined) {
-          const etag = versionTag(procedure, version);
-          if (ifNoneMatch(req, etag)) {
-            // A 304 is a catalogue read like any other for the per-address limit (otherwise
-            // the procedure, which runs below, counts it).
-            deps.countRead({ req, res });
-            return notModified(res, etag, cacheControl);
-          }
+      if (identity && current !== undefined) {
+        const kept = answers?.get(identity.key);
+        const fresh =
+          kept !== undefined &&
+          kept.version === current &&
+          (kept.validUntil === null || (now < kept.validUntil && now >= kept.builtAt));
+        const etag = fresh ? kept.etag : tagged ? versionTag(policy, current) : undefined;
+        if (fresh || (publicRead && etag !== undefined && ifNoneMatch(req, etag))) {
+          answers?.hit();
+          // Counted as the procedure would have counted it.
+          deps.countRead({ req, res });
+          if (publicRead && ifNoneMatch(req, etag as string)) return notModified(res, etag as string, cacheControl);
+          // Fresh here: a public 304 without a kept answer returned above, and a token never gets one.
+          const body = (kept as { body: Buffer }).body;
+          return sendBytes(res, body, publicRead ? { ETag: etag as string, 'Cache-Control': cacheControl } : {});
         }
       }
+      if (identity) answers?.miss();
       const cache: VersionSink = {};
-      const text = JSON.stringify(await run(cache));
-      const etag =
-        cache.version !== undefined
-          ? versionTag(procedure, cache.version)
-          : `W/"${openApiDocument().prefix}-h${digest(text)}"`;
+      // A time bound is read before the answer is built (the stats': see statsValidUntil in db).
+      const until = answers && current !== undefined ? identity?.validUntil : undefined;
+      const bound = until ? db((handle) => until(handle, new Date(now))) : undefined;
+      const [data, validUntil] = await Promise.all([run(cache), bound]);
+      const text = JSON.stringify(data);
+      const etag = cache.version !== undefined ? versionTag(policy, cache.version) : digestTag(text);
+      const version = cache.version ?? current;
+      let body: Buffer | string = text;
+      if (answers && identity && version !== undefined) {
+        body = Buffer.from(text);
+        answers.set(identity.key, { body, etag, version, validUntil: validUntil ?? null, builtAt: now });
+      }
+      if (!publicRead) return sendBytes(res, body, {});
       if (ifNoneMatch(req, etag)) return notModified(res, etag, cacheControl);
-      sendJson(res, 200, text, { ETag: etag, 'Cache-Control': cacheControl }, true);
+      sendBytes(res, body, { ETag: etag, 'Cache-Control': cacheControl });
     },
 
     answerCounts: () => answers?.counts(),

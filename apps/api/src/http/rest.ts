@@ -21,7 +21,7 @@ interface RestRoute {
   method: Method;
   /** The path template, e.g. `/providers/{id}` (the metrics' route label). */
   path: string;
-  /** The procedure's dotted path in the router, e.g. `providers.list`. */
+  /** The procedure's dotted path in the router (its name among the router's procedures). */
   procedure: string;
   type: 'query' | 'mutation';
   /** False for a void input: the procedure gets `undefined` whatever the request carries. */

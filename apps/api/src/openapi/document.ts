@@ -115,17 +115,11 @@ function cachingResponses(success: OpenAPIV3.ResponsesObject): OpenAPIV3.Respons
 
 const NOT_MODIFIED = 'Not modified: the If-None-Match tag is still current (no body; no Authorization header only)';
 
-/**
- * The meta's other statuses (`alsoAnswers`): a 200 beside a 201 carries the success's body, a
- * 304 no body, with the caching headers.
- */
+/** The meta's other statuses (`alsoAnswers`): a 200 beside a 201 carries the success's body. */
 function alsoAnswered(statuses: Meta['alsoAnswers'], success: OpenAPIV3.ResponseObject): OpenAPIV3.ResponsesObject {
   const responses: OpenAPIV3.ResponsesObject = {};
   for (const { status, description } of statuses ?? []) {
-    responses[status] =
-      status === 304
-        ? { description: description ?? NOT_MODIFIED, headers: CACHING_HEADERS }
-        : { ...success, description: description ?? success.description };
+    responses[status] = { ...success, description: description ?? success.description };
   }
   return responses;
 }
@@ -210,7 +204,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     operation.responses = {
       ...success,
       // The public reads that carry an ETag and a public Cache-Control: their meta says so (procedures/cache-policy.ts).
-      ...(meta.cache && !meta.cache.undocumented ? cachingResponses(success) : {}),
+      ...(meta.cache ? cachingResponses(success) : {}),
       ...alsoAnswered(meta.alsoAnswers, ok as OpenAPIV3.ResponseObject),
       ...errorResponses(errorCodesOf(operation, method, own, meta.scope !== undefined), {
         VALIDATION_ERROR: validation ?? urlTooLongExample(),

@@ -8,30 +8,20 @@
  * the answer without them would not be a 2xx, so `?limit=abc` with a matching If-None-Match (or
  * `*`) is a 400, never a 304. The input is checked here as the procedure checks it (its schema;
  * for the list, its paging and cursor too), since the catalogue's version does not depend on it.
+ * Nothing here reads the database: http/caching.ts reads the versions an identity names (one
+ * statement for the requests that arrive together) and builds the ETags.
  */
 import { PerformanceQuerySchema, ProviderIdParamsSchema, ProviderListQuerySchema } from '@signal/core';
-import { catalogueVersion, type Database, performanceVersion, providerVersion } from '@signal/db';
+import { type AnswerIdentity, performanceVersion, statsValidUntil } from '@signal/db';
 import type { AnyRouter } from '@trpc/server';
-import type { Kysely } from 'kysely';
-import type { CacheMeta, VersionRead } from './cache-meta.js';
+import type { CacheMeta } from './cache-meta.js';
 import type { Context, Services } from './context.js';
 import { providerListPaging } from './paging.js';
 import { countCatalogueRead } from './rate-limit.js';
-import { readCatalogue } from './read-replica.js';
 
 export type { CacheMeta } from './cache-meta.js';
 
 export const providerListCache: CacheMeta = {
-  revalidate: (input, services) => {
-    const parsed = ProviderListQuerySchema.safeParse(input);
-    if (!parsed.success) return undefined;
-    try {
-      providerListPaging(services.cursors, parsed.data);
-    } catch {
-      return undefined;
-    }
-    return (db) => catalogueVersion(db);
-  },
   identify: (input, services) => {
     const parsed = ProviderListQuerySchema.safeParse(input);
     if (!parsed.success) return undefined;
@@ -47,10 +37,6 @@ export const providerListCache: CacheMeta = {
 };
 
 export const providerDetailCache: CacheMeta = {
-  revalidate: (input) => {
-    const parsed = ProviderIdParamsSchema.safeParse(input);
-    return parsed.success ? (db) => providerVersion(db, parsed.data.id) : undefined;
-  },
   identify: (input) => {
     const parsed = ProviderIdParamsSchema.safeParse(input);
     return parsed.success ? { key: `D${parsed.data.id}`, provider: parsed.data.id } : undefined;
@@ -58,36 +44,29 @@ export const providerDetailCache: CacheMeta = {
 };
 
 export const providerStatsCache: CacheMeta = {
-  revalidate: null,
   identify: (input) => {
     const parsed = ProviderIdParamsSchema.safeParse(input);
-    return parsed.success ? { key: `S${parsed.data.id}`, provider: parsed.data.id } : undefined;
+    if (!parsed.success) return undefined;
+    const { id } = parsed.data;
+    // The 7- and 30-day follower figures move with the clock: reused only until the next follow leaves a window.
+    return { key: `S${id}`, provider: id, validUntil: (db, now) => statsValidUntil(db, id, now) };
   },
 };
 
 export const providerPerformanceCache: CacheMeta = {
   // The chart changes only when the pipeline publishes, which bumps the provider's version.
-  revalidate: (input) => {
+  identify: (input) => {
     const parsed = PerformanceQuerySchema.safeParse(input);
     if (!parsed.success) return undefined;
     const { id, window } = parsed.data;
-    return async (db) => {
-      const version = await providerVersion(db, id);
-      return version === undefined ? undefined : performanceVersion(version, window);
-    };
-  },
-  identify: (input) => {
-    const parsed = PerformanceQuerySchema.safeParse(input);
-    return parsed.success ? { key: `F${parsed.data.id}.${parsed.data.window}`, provider: parsed.data.id } : undefined;
+    return { key: `F${id}.${window}`, provider: id, version: (source) => performanceVersion(source, window) };
   },
   versionKind: 'f',
-  undocumented: true,
 };
 
 /** A policy bound to this server's services: what the REST host is handed. */
 export interface BoundCachePolicy {
-  revalidate: ((input: Record<string, unknown>) => VersionRead | undefined) | null;
-  identify: (input: Record<string, unknown>) => { key: string; provider?: number } | undefined;
+  identify: (input: Record<string, unknown>) => AnswerIdentity | undefined;
   versionKind: string;
 }
 
@@ -107,9 +86,7 @@ export function cacheMetaOf(router: AnyRouter): Map<string, CacheMeta> {
 export function cachePolicies(router: AnyRouter, services: Services): Map<string, BoundCachePolicy> {
   const bound = new Map<string, BoundCachePolicy>();
   for (const [path, meta] of cacheMetaOf(router)) {
-    const { revalidate } = meta;
     bound.set(path, {
-      revalidate: revalidate && ((input) => revalidate(input, services)),
       identify: (input) => meta.identify(input, services),
       versionKind: meta.versionKind ?? 'p',
     });
@@ -118,14 +95,12 @@ export function cachePolicies(router: AnyRouter, services: Services): Map<string
 }
 
 /**
- * What the REST host's caching needs of the procedures' side, besides the policies: a version read
- * where the answer itself would be read (the replica for a public read), and a read counted for
- * the per-address limit as the procedure would have counted it.
+ * What the REST host's caching needs of the procedures' side, besides the policies: a read
+ * answered without its procedure (a 304, a kept answer) counted for the per-address limit as the
+ * procedure would have counted it.
  */
 export function cacheReads(services: Services) {
   return {
-    readCatalogue: <T>(ctx: Pick<Context, 'req' | 'res'>, read: (db: Kysely<Database>) => Promise<T>) =>
-      readCatalogue({ services, ...ctx }, read),
     countRead: (ctx: Pick<Context, 'req' | 'res'>) => countCatalogueRead({ services, ...ctx }),
   };
 }

@@ -36,10 +36,10 @@ export type Meta = OpenApiMeta<{
   };
   /**
    * The statuses the route answers besides its success and its errors, each with what it means
-   * (openapi/document.ts declares them): a 200 beside a 201 has the success's body, a 304 none
-   * (and, unless given, the caching reads' description).
+   * (openapi/document.ts declares them): a 200 beside a 201, with the success's body. A cacheable
+   * read's 304 comes with its `cache` policy.
    */
-  alsoAnswers?: { status: 200 | 304; description?: string }[];
+  alsoAnswers?: { status: 200; description?: string }[];
 }>;
 
 const t = initTRPC

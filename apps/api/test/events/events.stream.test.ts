@@ -8,64 +8,17 @@
  * of /trpc still on the lean dispatch.
  */
 import { randomBytes } from 'node:crypto';
-import type { AppRouter } from '@signal/api';
-import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@trpc/client';
-import { EventSource } from 'eventsource';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { feedNumbered, readWholeFeed, until, type WireEvent } from '../events-support.js';
 import { call, createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
+import { subscriptionClient } from '../subscription-client.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 
 /** A subscription of events.stream, collecting what it receives. */
-function subscribe(url: string, key: string | undefined, input: { lastEventId?: string; types?: string[] } = {}) {
-  const client = createTRPCClient<AppRouter>({
-    links: [
-      httpSubscriptionLink({
-        url: `${url}/trpc`,
-        EventSource,
-        eventSourceOptions: () => ({
-          fetch: (target, init) =>
-            fetch(target, {
-              ...init,
-              headers: { ...init.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
-            }),
-        }),
-      }),
-    ],
-  });
-  const received: { id: string; data: WireEvent }[] = [];
-  let started = false;
-  let error: TRPCClientError<AppRouter> | undefined;
-  let connections = 0;
-  const subscription = client.events.stream.subscribe(input as never, {
-    onStarted: () => {
-      started = true;
-    },
-    onConnectionStateChange: (state) => {
-      if (state.state === 'pending') connections += 1;
-    },
-    onData: (value) => received.push(value as unknown as { id: string; data: WireEvent }),
-    onError: (cause) => {
-      error = cause as TRPCClientError<AppRouter>;
-    },
-  });
-  return {
-    received,
-    get started() {
-      return started;
-    },
-    get error() {
-      return error;
-    },
-    /** Times the stream (re)connected. */
-    get connections() {
-      return connections;
-    },
-    stop: () => subscription.unsubscribe(),
-  };
-}
+const subscribe = (url: string, key: string | undefined, input: { lastEventId?: string; types?: string[] } = {}) =>
+  subscriptionClient<{ id: string; data: WireEvent }>(url, key, (client) => client.events.stream, input);
 
 describe.each(['postgres', 'pglite'] as const)('events.stream on %s', (backend) => {
   const api = useApi(backend, { env: { ADMIN_KEY, SEED_PROVIDERS: '3', METRICS: 'true' } });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createServiceKey, startApi, type TestApi } from '../harness.js';
+import { call, createProvider, createServiceKey, startApi, type TestApi } from '../harness.js';
 import { type Receiver, startReceiver } from '../webhook-receiver.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -69,14 +69,7 @@ describe.each(['postgres', 'pglite'] as const)('webhook slots with four hung rec
     expect(created.status).toBe(201);
   };
   /** A provider.created event: the provider's id. */
-  const providerCreated = async () => {
-    const reply = await call(api, 'POST', '/providers', {
-      token: manager,
-      body: { name: `fair ${randomBytes(3).toString('hex')}` },
-    });
-    expect(reply.status).toBe(201);
-    return reply.body.id as number;
-  };
+  const providerCreated = () => createProvider(api, manager, `fair ${randomBytes(3).toString('hex')}`);
   const arrived = (providerId: number) =>
     healthy.received.some((request) => JSON.parse(request.body).data.providerId === providerId);
 

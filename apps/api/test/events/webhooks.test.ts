@@ -9,7 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createServiceKey, expectError, startApi, type TestApi, trpcClient, trpcFailure } from '../harness.js';
+import {
+  call,
+  createProvider,
+  createServiceKey,
+  expectError,
+  startApi,
+  type TestApi,
+  trpcClient,
+  trpcFailure,
+} from '../harness.js';
 import { hanging, type Receiver, startReceiver, status } from '../webhook-receiver.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -65,14 +74,7 @@ describe.each(['postgres', 'pglite'] as const)('webhooks on %s', (backend) => {
     return created.body as { id: string; secret: string; url: string };
   };
   /** A provider.created event; its id as the feed shows it. */
-  const providerCreated = async () => {
-    const provider = await call(api, 'POST', '/providers', {
-      token: ADMIN_KEY,
-      body: { name: `p ${randomBytes(4).toString('hex')}` },
-    });
-    expect(provider.status).toBe(201);
-    return provider.body.id as number;
-  };
+  const providerCreated = () => createProvider(api, ADMIN_KEY, `p ${randomBytes(4).toString('hex')}`);
   /** Waits until the endpoint `id` is disabled (`what` names the wait in a timeout). */
   const disabled = (id: string, what: string) =>
     eventually(

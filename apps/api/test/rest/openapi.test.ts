@@ -425,6 +425,28 @@ describe('every operation', () => {
     }
   });
 
+  it('declares the caching of every cacheable read, the chart too: ETag and Cache-Control on its 200, and a 304', () => {
+    const cacheable = operations().filter(({ path, method }) => {
+      const procedure = Object.values(appRouter._def.procedures as unknown as Record<string, AnyProcedure>).find(
+        (p) => {
+          const openapi = (p._def.meta as Meta | undefined)?.openapi;
+          return openapi?.path === path && openapi.method.toLowerCase() === method;
+        },
+      );
+      return (procedure?._def.meta as Meta | undefined)?.cache !== undefined;
+    });
+    expect(cacheable.map(({ path }) => path).sort()).toEqual([
+      '/providers',
+      '/providers/{id}',
+      '/providers/{id}/performance',
+      '/providers/{id}/stats',
+    ]);
+    for (const { path, op } of cacheable) {
+      expect(Object.keys(success(op).headers ?? {}).sort(), path).toEqual(['Cache-Control', 'ETag']);
+      expect(Object.keys(op.responses[304]?.headers ?? {}).sort(), path).toEqual(['Cache-Control', 'ETag']);
+    }
+  });
+
   it('has a 200 (201 for a creation) with a schema and an example, and a request body schema and example if it takes one', () => {
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;

@@ -8,6 +8,7 @@
  * and tweetnacl), and hashes to its logged commitment once revealed. A second start seeds nothing.
  */
 import { createHash } from 'node:crypto';
+import type { Signal } from '@signal/core';
 import { verifyLogWithGo } from '@signal/test-support';
 import { describeBackends } from '@signal/test-support/vitest';
 import bs58 from 'bs58';
@@ -22,24 +23,6 @@ import { servedEntry } from './statement-support.js';
 const PROVIDERS = 40;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-interface SignalJson {
-  id: string;
-  providerId: number;
-  status: string;
-  publishedAt: string;
-  revealAt: string;
-  content: Record<string, any> | null;
-  statements: {
-    logIndex: number;
-    type: string;
-    receivedAt: string;
-    commitment: string;
-    statement: string | null;
-    signer: string | null;
-    signature: string | null;
-  }[];
-}
-
 describeBackends('the demo seed publishes signals through the routes, on %s', (backend) => {
   // Ten, as `pnpm start` seeds them; four on PGlite (the same code, one WASM core: its seed is
   // the slow one on a loaded machine), which still covers the reveal delays' every kind.
@@ -49,7 +32,7 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
     env: { SEED_PROVIDERS: String(PROVIDERS), SEED_SIGNAL_PROVIDERS: String(PUBLISHING) },
   });
   let seeded: number[] = [];
-  let publicView = new Map<number, SignalJson[]>();
+  let publicView = new Map<number, Signal[]>();
   let readAt = 0;
 
   beforeAll(async () => {
@@ -66,7 +49,7 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
       await Promise.all(
         seeded.map(
           async (id) =>
-            [id, (await call(api, 'GET', `/providers/${id}/signals?limit=100`)).body.items as SignalJson[]] as const,
+            [id, (await call(api, 'GET', `/providers/${id}/signals?limit=100`)).body.items as Signal[]] as const,
         ),
       ),
     );
@@ -139,8 +122,7 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
     const id = seeded.find((p) => publicView.get(p)!.some((s) => s.content === null))!;
     const { token } = await signIn(api, evmWallet());
     expect((await call(api, 'POST', `/providers/${id}/follow`, { token })).status).toBe(200);
-    const followed = (await call(api, 'GET', `/providers/${id}/signals?limit=100`, { token })).body
-      .items as SignalJson[];
+    const followed = (await call(api, 'GET', `/providers/${id}/signals?limit=100`, { token })).body.items as Signal[];
     expect(followed.every((s) => s.content !== null && s.statements.every((st) => st.statement !== null))).toBe(true);
     const closedPart = followed[2]!;
     expect(closedPart.content!.openPct).toBe('66.7');

@@ -5,10 +5,8 @@
  * reading to be a slow one).
  */
 import { connect, type Socket } from 'node:net';
-import type { AppRouter } from '@signal/api';
 import type { SignalLiveEvent } from '@signal/core';
-import { createTRPCClient, httpSubscriptionLink, type TRPCClientError } from '@trpc/client';
-import { EventSource } from 'eventsource';
+import { subscriptionClient } from '../subscription-client.js';
 
 export interface LiveInput {
   lastEventId?: string;
@@ -25,52 +23,8 @@ export interface LiveEvent {
 }
 
 /** A subscription of signals.live through @trpc/client, collecting what it receives. */
-export function liveClient(url: string, token: string | undefined, input?: LiveInput) {
-  const client = createTRPCClient<AppRouter>({
-    links: [
-      httpSubscriptionLink({
-        url: `${url}/trpc`,
-        EventSource,
-        eventSourceOptions: () => ({
-          fetch: (target, init) =>
-            fetch(target, {
-              ...init,
-              headers: { ...init.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-            }),
-        }),
-      }),
-    ],
-  });
-  const received: LiveEvent[] = [];
-  let started = false;
-  let error: TRPCClientError<AppRouter> | undefined;
-  let connections = 0;
-  const subscription = client.signals.live.subscribe(input as never, {
-    onStarted: () => {
-      started = true;
-    },
-    onConnectionStateChange: (state) => {
-      if (state.state === 'pending') connections += 1;
-    },
-    onData: (value) => received.push(value as unknown as LiveEvent),
-    onError: (cause) => {
-      error = cause as TRPCClientError<AppRouter>;
-    },
-  });
-  return {
-    received,
-    get started() {
-      return started;
-    },
-    get error() {
-      return error;
-    },
-    get connections() {
-      return connections;
-    },
-    stop: () => subscription.unsubscribe(),
-  };
-}
+export const liveClient = (url: string, token: string | undefined, input?: LiveInput) =>
+  subscriptionClient<LiveEvent>(url, token, (client) => client.signals.live, input);
 
 /**
  * A stream read by hand: a GET over a socket of its own, from `forwardedFor` when given (a server

@@ -11,53 +11,34 @@ import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, createServiceKey, evmWallet, expectError, solanaWallet, trpcClient, useServerPair } from '../harness.js';
-import { checkpointOfSize, fetchCheckpoint, fetchVerifierKey } from '../log/log-support.js';
+import { call, evmWallet, expectError, trpcClient } from '../harness.js';
+import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   type Body,
   delegatedKey,
+  delegationFields,
   post,
+  SKEW_SECONDS,
   type StatementSigner,
   servedEntry,
   signed,
+  useStatementServers,
   walletSigner,
 } from './statement-support.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const ORIGIN = 'keys.test/signals';
-// Wide enough that a statement signed just before its request survives a loaded runner (2 s did not, once).
-const SKEW_SECONDS = 4;
 const RATE_LIMIT = 40;
 
 describeBackends('delegated keys on %s', (backend) => {
-  const { a, b } = useServerPair(backend, {
-    ADMIN_KEY,
-    LOG_ORIGIN: ORIGIN,
-    SIGNAL_MAX_SKEW_SECONDS: String(SKEW_SECONDS),
-    SIGNAL_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-  });
-  const evm = evmWallet();
-  const sol = solanaWallet();
-  const wallet = walletSigner(evm);
-  const solana = walletSigner(sol);
-  let writer: string;
-  let events: string;
-  let verifierKey: string;
+  const { a, b, keys, evm, sol, wallet, solana } = useStatementServers(backend, ADMIN_KEY, ORIGIN, RATE_LIMIT);
   let providerId: number;
 
   const keysPath = (id: number = providerId) => `/providers/${id}/publisher-keys`;
   const revokePath = (key: string, id: number = providerId) => `${keysPath(id)}/${key}/revoke`;
   const now = () => new Date().toISOString();
-  const delegation = (key: string, extra: Record<string, unknown> = {}) => ({
-    expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
-    issuedAt: now(),
-    key,
-    log: ORIGIN,
-    provider: providerId,
-    type: 'key.delegate',
-    v: 1,
-    ...extra,
-  });
+  const delegation = (key: string, extra: Record<string, unknown> = {}) =>
+    delegationFields(ORIGIN, providerId, key, extra);
   const revocation = (key: string, extra: Record<string, unknown> = {}) => ({
     issuedAt: now(),
     key,
@@ -70,17 +51,14 @@ describeBackends('delegated keys on %s', (backend) => {
   const delegate = async (key: string, by: StatementSigner = wallet, extra = {}) =>
     post(a, keysPath(), await signed(delegation(key, extra), by));
   const keyEvents = async () =>
-    (await readWholeFeed(a, events)).filter((event) => event.type.startsWith('publisher_key.'));
+    (await readWholeFeed(a, keys.events)).filter((event) => event.type.startsWith('publisher_key.'));
   const addPublisher = (address: string, id = providerId) =>
-    call(a, 'POST', `/providers/${id}/publishers`, { token: writer, body: { wallet: address } });
+    call(a, 'POST', `/providers/${id}/publishers`, { token: keys.writer, body: { wallet: address } });
 
   beforeAll(async () => {
-    writer = await createServiceKey(a, ADMIN_KEY, 'writer', ['providers:write']);
-    events = await createServiceKey(a, ADMIN_KEY, 'events', ['events:read']);
-    providerId = (await call(a, 'POST', '/providers', { token: writer, body: { name: 'Key Desk' } })).body.id;
+    providerId = (await call(a, 'POST', '/providers', { token: keys.writer, body: { name: 'Key Desk' } })).body.id;
     expect((await addPublisher(evm.address)).status).toBe(201);
     expect((await addPublisher(sol.address)).status).toBe(201);
-    verifierKey = await fetchVerifierKey(a.url);
   });
 
   it('refuses in the contract order, each failure with its code and issue path', async () => {
@@ -188,9 +166,9 @@ describeBackends('delegated keys on %s', (backend) => {
     expect(second.body.wallet).toBe(sol.address);
 
     // the entry is the statement whole, in canonical JSON, in a signed checkpoint already
-    const checkpoint = await fetchCheckpoint(a.url, verifierKey);
+    const checkpoint = await fetchCheckpoint(a.url, keys.verifierKey);
     expect(checkpoint.size).toBeGreaterThan(first.body.logIndex);
-    const entry = await servedEntry(a.url, verifierKey, first.body.logIndex);
+    const entry = await servedEntry(a.url, keys.verifierKey, first.body.logIndex);
     const fields = JSON.parse(entry);
     expect(fields).toEqual({
       provider: providerId,
@@ -208,7 +186,7 @@ describeBackends('delegated keys on %s', (backend) => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toEqual({ key: viaEvm.key, revoked: true, logIndex: expect.any(Number) });
     expect(revoked.body.logIndex).toBeGreaterThan(first.body.logIndex);
-    expect(JSON.parse(await servedEntry(a.url, verifierKey, revoked.body.logIndex))).toMatchObject({
+    expect(JSON.parse(await servedEntry(a.url, keys.verifierKey, revoked.body.logIndex))).toMatchObject({
       signer: viaEvm.key,
       type: 'key.revoke',
     });
@@ -253,19 +231,19 @@ describeBackends('delegated keys on %s', (backend) => {
     const before = (await keyEvents()).length;
     // past SIGNAL_MAX_SKEW_SECONDS, and with the signer no longer a publisher
     await new Promise((resolve) => setTimeout(resolve, (SKEW_SECONDS + 0.2) * 1000));
-    const sizeBeforeRemoval = (await fetchCheckpoint(a.url, verifierKey)).size;
+    const sizeBeforeRemoval = (await fetchCheckpoint(a.url, keys.verifierKey)).size;
     expect(
-      (await call(a, 'DELETE', `/providers/${providerId}/publishers/${temp.address}`, { token: writer })).status,
+      (await call(a, 'DELETE', `/providers/${providerId}/publishers/${temp.address}`, { token: keys.writer })).status,
     ).toBe(200);
     // the removal's own entry is in the log before the retries are counted
-    const sizeBefore = (await checkpointOfSize(a.url, verifierKey, sizeBeforeRemoval + 1)).size;
+    const sizeBefore = (await checkpointOfSize(a.url, keys.verifierKey, sizeBeforeRemoval + 1)).size;
     for (const server of [a, b]) {
       const retry = await post(server, keysPath(), body);
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual(first.body);
     }
     expect((await keyEvents()).length).toBe(before);
-    expect((await fetchCheckpoint(a.url, verifierKey)).size).toBe(sizeBefore);
+    expect((await fetchCheckpoint(a.url, keys.verifierKey)).size).toBe(sizeBefore);
     // a fresh statement of the same key after the window: not a retry, and the right is gone
     expectError(await delegate(delegatedKey().key, walletSigner(temp)), 403, 'FORBIDDEN');
   });
@@ -280,7 +258,9 @@ describeBackends('delegated keys on %s', (backend) => {
     const after = await keyEvents();
     expect(after.length).toBe(before + 1);
     expect(after.at(-1)!.data).toEqual({ key, wallet: sol.address, providerId });
-    expect(JSON.parse(await servedEntry(a.url, verifierKey, replies[0]!.body.logIndex)).statement).toBe(body.statement);
+    expect(JSON.parse(await servedEntry(a.url, keys.verifierKey, replies[0]!.body.logIndex)).statement).toBe(
+      body.statement,
+    );
   });
 
   it('the timeline at its edges: a key past its expiry, a wallet removed between two statements and added again', async () => {
@@ -304,7 +284,7 @@ describeBackends('delegated keys on %s', (backend) => {
     const spare = delegatedKey();
     expect((await delegate(bot.key, walletSigner(desk))).status).toBe(201);
     expect(
-      (await call(a, 'DELETE', `/providers/${providerId}/publishers/${desk.address}`, { token: writer })).status,
+      (await call(a, 'DELETE', `/providers/${providerId}/publishers/${desk.address}`, { token: keys.writer })).status,
     ).toBe(200);
     expectError(await delegate(spare.key, walletSigner(desk)), 403, 'FORBIDDEN');
     const orphan = await post(a, revokePath(bot.key), await signed(revocation(bot.key), bot));
@@ -322,9 +302,10 @@ describeBackends('delegated keys on %s', (backend) => {
     expect(statuses.slice(0, RATE_LIMIT).every((status) => status === 403)).toBe(true);
     expect(statuses[RATE_LIMIT]).toBe(429);
 
-    const archived = (await call(a, 'POST', '/providers', { token: writer, body: { name: 'Closed Desk' } })).body.id;
+    const archived = (await call(a, 'POST', '/providers', { token: keys.writer, body: { name: 'Closed Desk' } })).body
+      .id;
     expect((await addPublisher(evm.address, archived)).status).toBe(201);
-    expect((await call(a, 'DELETE', `/providers/${archived}`, { token: writer })).status).toBe(200);
+    expect((await call(a, 'DELETE', `/providers/${archived}`, { token: keys.writer })).status).toBe(200);
     const body = await signed({ ...delegation(delegatedKey().key), provider: archived }, wallet);
     expectError(await post(a, keysPath(archived), body), 404, 'PROVIDER_NOT_FOUND');
     expectError(await call(a, 'GET', keysPath(archived)), 404, 'PROVIDER_NOT_FOUND');

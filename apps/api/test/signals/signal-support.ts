@@ -3,6 +3,7 @@
  * built as a publisher writes them (opaque ids, 128-bit salts), and the routes' paths.
  */
 import { randomBytes } from 'node:crypto';
+import { signalTerms } from '@signal/core/signal-examples';
 import { call, type TestApi } from '../harness.js';
 import { type Body, post, type StatementSigner, salt, signed } from './statement-support.js';
 
@@ -17,21 +18,16 @@ export interface SignalDesk {
 export const signalsPath = (providerId: number) => `/providers/${providerId}/signals`;
 export const updatesPath = (providerId: number, signalId: string) => `${signalsPath(providerId)}/${signalId}/updates`;
 
-/** A `signal.open` statement's fields (override any). */
+/** A `signal.open` statement's fields, the example signal's terms (override any). */
 export function openFields(desk: SignalDesk, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    entry: { type: 'market' },
+    ...signalTerms(),
     expiresAt: null,
     id: newId(),
-    instrument: 'BTC-USD',
     issuedAt: new Date().toISOString(),
     log: desk.origin,
     provider: desk.providerId,
     salt: salt(),
-    side: 'long',
-    sizePct: '2.5',
-    stop: '61000',
-    targets: ['68000'],
     type: 'signal.open',
     v: 1,
     ...extra,

@@ -7,6 +7,7 @@
  * index and no content.
  */
 import { randomBytes } from 'node:crypto';
+import { signalTerms } from '@signal/core/signal-examples';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
@@ -60,11 +61,7 @@ describeBackends('signal lifecycle on %s', (backend) => {
   }
 
   it('opens, updates, closes in exact decimals to 0, each answer with a receipt in a signed checkpoint', async () => {
-    const { body, reply } = await openSignal(desk, wallet, {
-      entry: { price: '64250.5', type: 'limit' },
-      note: 'first',
-      targets: ['68000', '72000'],
-    });
+    const { body, reply } = await openSignal(desk, wallet, { note: 'first' });
     expect(reply.status).toBe(201);
     const opened = JSON.parse(body.statement);
     const signal = reply.body.signal;
@@ -73,12 +70,7 @@ describeBackends('signal lifecycle on %s', (backend) => {
       providerId: desk.providerId,
       status: 'open',
       content: {
-        instrument: 'BTC-USD',
-        side: 'long',
-        entry: { type: 'limit', price: '64250.5' },
-        stop: '61000',
-        targets: ['68000', '72000'],
-        sizePct: '2.5',
+        ...signalTerms(),
         openPct: '100',
         expiresAt: null,
         note: 'first',

@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, createServiceKey, evmWallet, expectError, solanaWallet, useServerPair } from '../harness.js';
-import { checkpointOfSize, fetchCheckpoint, fetchVerifierKey } from '../log/log-support.js';
+import { call, evmWallet, expectError } from '../harness.js';
+import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   changeFields,
   changeSignal,
@@ -24,55 +24,40 @@ import {
   signalsPath,
   updatesPath,
 } from './signal-support.js';
-import { checkReceipt, delegatedKey, post, servedEntry, signed, walletSigner } from './statement-support.js';
+import {
+  checkReceipt,
+  delegatedKey,
+  delegationFields,
+  post,
+  SKEW_SECONDS,
+  servedEntry,
+  signed,
+  useStatementServers,
+  walletSigner,
+} from './statement-support.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const ORIGIN = 'statements.test/signals';
-// Wide enough that a statement signed just before its request survives a loaded runner (2 s did not, once).
-const SKEW_SECONDS = 4;
 const RATE_LIMIT = 30;
 
 describeBackends('signal statements on %s', (backend) => {
-  const { a, b } = useServerPair(backend, {
-    ADMIN_KEY,
-    LOG_ORIGIN: ORIGIN,
-    SIGNAL_MAX_SKEW_SECONDS: String(SKEW_SECONDS),
-    SIGNAL_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-  });
-  const evm = evmWallet();
-  const sol = solanaWallet();
-  const wallet = walletSigner(evm);
-  const solana = walletSigner(sol);
-  let writer: string;
-  let events: string;
-  let verifierKey: string;
+  const { a, b, keys, evm, sol, wallet, solana } = useStatementServers(backend, ADMIN_KEY, ORIGIN, RATE_LIMIT);
   let desk: SignalDesk;
 
   const signalEvents = async () =>
-    (await readWholeFeed(a, events)).filter(
+    (await readWholeFeed(a, keys.events)).filter(
       (event) =>
         event.type.startsWith('signal.') && (event.data as { providerId: number }).providerId === desk.providerId,
     );
   const paths = (reply: { status: number; body: unknown }, status: number, code: string) =>
     expectError(reply as never, status, code).issues?.map((issue) => issue.path);
-  const keyStatement = (key: string, extra: Record<string, unknown> = {}) => ({
-    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-    issuedAt: new Date().toISOString(),
-    key,
-    log: ORIGIN,
-    provider: desk.providerId,
-    type: 'key.delegate',
-    v: 1,
-    ...extra,
-  });
+  const keyStatement = (key: string, extra: Record<string, unknown> = {}) =>
+    delegationFields(ORIGIN, desk.providerId, key, extra);
   const delegate = async (key: string, extra: Record<string, unknown> = {}) =>
     post(a, `/providers/${desk.providerId}/publisher-keys`, await signed(keyStatement(key, extra), wallet));
 
   beforeAll(async () => {
-    writer = await createServiceKey(a, ADMIN_KEY, 'writer', ['providers:write']);
-    events = await createServiceKey(a, ADMIN_KEY, 'events', ['events:read']);
-    desk = await newDesk(a, ORIGIN, writer, [evm.address, sol.address]);
-    verifierKey = await fetchVerifierKey(a.url);
+    desk = await newDesk(a, ORIGIN, keys.writer, [evm.address, sol.address]);
   });
 
   it('refuses in the contract order, each failure with its code and issue path, appending nothing', async () => {
@@ -205,11 +190,11 @@ describeBackends('signal statements on %s', (backend) => {
       evm.address,
     ]);
     expect(byWallet.reply.body.signal.content).toMatchObject({ openPct: '50', note: 'half off' });
-    await checkpointOfSize(a.url, verifierKey, byWallet.reply.body.receipt.logIndex + 1);
+    await checkpointOfSize(a.url, keys.verifierKey, byWallet.reply.body.receipt.logIndex + 1);
     checkReceipt(
       byWallet.reply.body.receipt,
-      await servedEntry(a.url, verifierKey, byWallet.reply.body.receipt.logIndex),
-      verifierKey,
+      await servedEntry(a.url, keys.verifierKey, byWallet.reply.body.receipt.logIndex),
+      keys.verifierKey,
     );
   });
 
@@ -247,7 +232,7 @@ describeBackends('signal statements on %s', (backend) => {
     expect(
       (
         await call(a, 'POST', `/providers/${desk.providerId}/publishers`, {
-          token: writer,
+          token: keys.writer,
           body: { wallet: temp.address },
         })
       ).status,
@@ -265,7 +250,8 @@ describeBackends('signal statements on %s', (backend) => {
     const first = await openSignal(desk, walletSigner(temp));
     expect(first.reply.status).toBe(201);
     expect(
-      (await call(b, 'DELETE', `/providers/${desk.providerId}/publishers/${temp.address}`, { token: writer })).status,
+      (await call(b, 'DELETE', `/providers/${desk.providerId}/publishers/${temp.address}`, { token: keys.writer }))
+        .status,
     ).toBe(200);
     const id = first.reply.body.signal.id;
     expectError((await changeSignal(desk, walletSigner(temp), id, 'signal.cancel')).reply, 403, 'FORBIDDEN');
@@ -281,15 +267,19 @@ describeBackends('signal statements on %s', (backend) => {
     expect(reply.status).toBe(201);
     const count = (await signalEvents()).length;
     await new Promise((resolve) => setTimeout(resolve, (SKEW_SECONDS + 0.2) * 1000));
-    const size = (await fetchCheckpoint(a.url, verifierKey)).size;
+    const size = (await fetchCheckpoint(a.url, keys.verifierKey)).size;
     for (const server of [a, b]) {
       const retry = await post(server, signalsPath(desk.providerId), body);
       expect(retry.status).toBe(200);
       expect(retry.body.signal).toEqual(reply.body.signal);
       expect(retry.body.receipt.logIndex).toBe(reply.body.receipt.logIndex);
-      checkReceipt(retry.body.receipt, await servedEntry(a.url, verifierKey, reply.body.receipt.logIndex), verifierKey);
+      checkReceipt(
+        retry.body.receipt,
+        await servedEntry(a.url, keys.verifierKey, reply.body.receipt.logIndex),
+        keys.verifierKey,
+      );
     }
-    expect((await fetchCheckpoint(a.url, verifierKey)).size).toBe(size);
+    expect((await fetchCheckpoint(a.url, keys.verifierKey)).size).toBe(size);
     expect((await signalEvents()).length).toBe(count);
   });
 
@@ -324,10 +314,10 @@ describeBackends('signal statements on %s', (backend) => {
     expect(statuses[RATE_LIMIT]).toBe(429);
 
     const owner = walletSigner(evmWallet());
-    const archived = await newDesk(a, ORIGIN, writer, [owner.signer]);
+    const archived = await newDesk(a, ORIGIN, keys.writer, [owner.signer]);
     const kept = await openSignal(archived, owner);
     expect(kept.reply.status).toBe(201);
-    expect((await call(a, 'DELETE', `/providers/${archived.providerId}`, { token: writer })).status).toBe(200);
+    expect((await call(a, 'DELETE', `/providers/${archived.providerId}`, { token: keys.writer })).status).toBe(200);
     expectError((await openSignal(archived, owner)).reply, 404, 'PROVIDER_NOT_FOUND');
     expectError(await call(a, 'GET', signalsPath(archived.providerId)), 404, 'PROVIDER_NOT_FOUND');
     expectError(

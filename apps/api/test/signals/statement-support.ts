@@ -5,9 +5,19 @@
  * log's entries read back from its entry bundles (big-endian uint16 length, then the bytes).
  */
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
+import type { Backend } from '@signal/db';
 import bs58 from 'bs58';
-import { call, type Reply, type TestWallet } from '../harness.js';
-import { fetchCheckpoint, get } from '../log/log-support.js';
+import { beforeAll } from 'vitest';
+import {
+  call,
+  createServiceKey,
+  evmWallet,
+  type Reply,
+  solanaWallet,
+  type TestWallet,
+  useServerPair,
+} from '../harness.js';
+import { fetchCheckpoint, fetchVerifierKey, get } from '../log/log-support.js';
 
 /** RFC 8785 for the values statements hold: keys sorted at every level, no white space. */
 export function canonical(value: unknown): string {
@@ -27,6 +37,50 @@ export interface StatementSigner {
 }
 
 export const walletSigner = (wallet: TestWallet): StatementSigner => ({ signer: wallet.address, sign: wallet.sign });
+
+/** Wide enough that a statement signed just before its request survives a loaded runner (2 s did not, once). */
+export const SKEW_SECONDS = 4;
+
+/**
+ * What the statement route tests start: two servers on `backend` (`adminKey`, the log's `origin`,
+ * the skew window above, `rateLimit` statements per signer and minute), an EVM and a Solana
+ * wallet, and (before the block's own beforeAll) a `providers:write` and an `events:read` key and
+ * the log's verifier key.
+ */
+export function useStatementServers(backend: Backend, adminKey: string, origin: string, rateLimit: number) {
+  const servers = useServerPair(backend, {
+    ADMIN_KEY: adminKey,
+    LOG_ORIGIN: origin,
+    SIGNAL_MAX_SKEW_SECONDS: String(SKEW_SECONDS),
+    SIGNAL_RATE_LIMIT_PER_MINUTE: String(rateLimit),
+  });
+  const evm = evmWallet();
+  const sol = solanaWallet();
+  const keys = { writer: '', events: '', verifierKey: '' };
+  beforeAll(async () => {
+    keys.writer = await createServiceKey(servers.a, adminKey, 'writer', ['providers:write']);
+    keys.events = await createServiceKey(servers.a, adminKey, 'events', ['events:read']);
+    keys.verifierKey = await fetchVerifierKey(servers.a.url);
+  });
+  return { ...servers, keys, evm, sol, wallet: walletSigner(evm), solana: walletSigner(sol) };
+}
+
+/** A `key.delegate` statement's fields: `key` for 30 days (override any). */
+export const delegationFields = (
+  origin: string,
+  providerId: number,
+  key: string,
+  extra: Record<string, unknown> = {},
+) => ({
+  expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+  issuedAt: new Date().toISOString(),
+  key,
+  log: origin,
+  provider: providerId,
+  type: 'key.delegate',
+  v: 1,
+  ...extra,
+});
 
 /** A fresh Ed25519 key made by node:crypto, named `ed25519:<base58>`. */
 export function delegatedKey(): StatementSigner & { key: string } {

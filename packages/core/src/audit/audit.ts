@@ -100,6 +100,7 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
     onProgress: options.onProgress,
     concurrency: options.concurrency,
     crypto: options.crypto,
+    provider: options.provider,
   });
   Object.assign(timings, view.timings);
   const failures: AuditFailure[] = [...view.failures];

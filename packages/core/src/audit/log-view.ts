@@ -5,14 +5,15 @@
  */
 import { bytesEqual, fromUtf8, toBase64 } from '../log/bytes.js';
 import { type Checkpoint, CheckpointError } from '../log/checkpoint.js';
-import { decodeEntryBundle } from '../log/entry-bundle.js';
+import { entryBundleOffsets } from '../log/entry-bundle.js';
 import { HASH_SIZE } from '../log/hash.js';
 import { NoteError, type NoteVerifier, parseVerifierKey } from '../log/note.js';
 import { openCheckpoint } from '../log/signed-checkpoint.js';
 import { entriesPath, tilePath } from '../log/tile-path.js';
 import { TILE_WIDTH } from '../log/tiles.js';
+import { get, getBytes, HttpError, pool } from './http.js';
 import { type AuditFailure, type CheckpointSummary, failure } from './report.js';
-import { type AuditCrypto, nobleCrypto } from './signatures.js';
+import { type AuditCrypto, hashInto, nobleCrypto } from './signatures.js';
 import { type ComputedTree, computeTree } from './tree.js';
 
 export interface AuditProgress {
@@ -32,6 +33,11 @@ export interface ReadLogOptions {
   concurrency?: number;
   /** The SHA-256 to hash the tree with (default @noble's). */
   crypto?: AuditCrypto;
+  /**
+   * Keep only this provider's entries in `byProvider` (every entry is still read, hashed and
+   * parsed: the check that each is a JSON object naming a provider holds for all of them).
+   */
+  provider?: number;
 }
 
 export interface LogView {
@@ -46,7 +52,7 @@ export interface LogView {
   /** Entry i's bytes (empty when the log failed before its entries were read). */
   entries: Uint8Array[];
   /** Each provider's entries: the log indexes, in order, with the parsed entry. */
-  byProvider: Map<number, { index: number; entry: Record<string, unknown>; text: string }[]>;
+  byProvider: Map<number, ProviderEntry[]>;
   /** Milliseconds spent per step. */
   timings: { fetchEntries: number; fetchTiles: number; hashing: number; parsing: number };
 }
@@ -55,41 +61,47 @@ export function summary(checkpoint: Checkpoint): CheckpointSummary {
   return { origin: checkpoint.origin, size: checkpoint.size, rootHash: toBase64(checkpoint.rootHash) };
 }
 
-class HttpError extends Error {}
+export type ProviderEntry = { index: number; entry: Record<string, unknown>; text: string };
 
 /**
- * GETs `url`; a request that fails before any answer (a reset connection, a kept-alive socket the
- * server closed) is tried again, up to three times: the answers are checked anyway, so a retry
- * cannot let anything through, and one dropped connection does not fail a long audit.
+ * Entries `first`…`first + count - 1` parsed: each must be a JSON object naming a provider (the
+ * index of one that is not goes to `malformed`); those of `provider` (of every provider when it
+ * is undefined) are kept, in order.
  */
-async function get(fetchImpl: typeof fetch, url: string): Promise<Response> {
-  let response: Response | undefined;
-  for (let attempt = 1; !response; attempt++) {
+function fileEntries(
+  entries: Uint8Array[],
+  first: number,
+  count: number,
+  provider: number | undefined,
+  malformed: number[],
+): ProviderEntry[] {
+  const kept: ProviderEntry[] = [];
+  for (let i = first; i < first + count; i++) {
+    let text = '';
+    let entry: unknown;
     try {
-      response = await fetchImpl(url);
-    } catch (error) {
-      if (attempt >= 3) throw new HttpError(`${url}: ${error instanceof Error ? error.message : String(error)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      text = fromUtf8(entries[i]!);
+      entry = JSON.parse(text);
+    } catch {
+      // Not UTF-8, or not JSON.
+      entry = null;
+    }
+    const named = (entry as { provider?: unknown } | null)?.provider;
+    if (
+      typeof entry !== 'object' ||
+      entry === null ||
+      Array.isArray(entry) ||
+      !Number.isSafeInteger(named) ||
+      (named as number) < 1
+    ) {
+      malformed.push(i);
+      continue;
+    }
+    if (provider === undefined || named === provider) {
+      kept.push({ index: i, entry: entry as Record<string, unknown>, text });
     }
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new HttpError(`${url}: HTTP ${response.status}`);
-  }
-  return response;
-}
-
-async function getBytes(fetchImpl: typeof fetch, url: string): Promise<Uint8Array> {
-  return new Uint8Array(await (await get(fetchImpl, url)).arrayBuffer());
-}
-
-/** Runs `work` on 0..count-1 with at most `limit` at once; the first error stops it. */
-async function pool(count: number, limit: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const run = async () => {
-    while (next < count) await work(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, run));
+  return kept;
 }
 
 const now = () => (typeof performance === 'undefined' ? Date.now() : performance.now());
@@ -128,23 +140,47 @@ export async function readLog(options: ReadLogOptions): Promise<LogView> {
   }
   const size = view.checkpoint.size;
 
-  // Every entry, bundle by bundle.
+  // Every entry, bundle by bundle, hashed and parsed as its bundle arrives (while the next ones
+  // are on their way): an entry is a view into its bundle, never a copy; its leaf hash is taken
+  // over the bundle's own bytes, the length byte before the entry overwritten with 0x00 (read
+  // already), and written straight into the leaf row.
   let started = now();
   const bundles = Math.ceil(size / TILE_WIDTH);
   const entries: Uint8Array[] = new Array(size);
+  const leaves = new Uint8Array(size * HASH_SIZE);
+  const hash = hashInto(options.crypto ?? nobleCrypto);
+  const kept: ProviderEntry[][] = new Array(bundles);
+  const malformed: number[] = [];
   let fetched = 0;
+  let hashing = 0;
+  let parsing = 0;
   try {
     await pool(bundles, limit, async (n) => {
       const width = Math.min(TILE_WIDTH, size - n * TILE_WIDTH);
       const url = `${base}/log/${entriesPath(n, width)}`;
-      let decoded: Uint8Array[];
+      let bytes: Uint8Array;
+      let offsets: { starts: number[]; lengths: number[] };
       try {
-        decoded = decodeEntryBundle(await getBytes(fetchImpl, url));
+        bytes = await getBytes(fetchImpl, url);
+        offsets = entryBundleOffsets(bytes);
       } catch (error) {
         throw new HttpError(error instanceof HttpError ? error.message : `${url}: ${(error as Error).message}`);
       }
-      if (decoded.length < width) throw new HttpError(`${url}: ${decoded.length} entries, want ${width}`);
-      for (let i = 0; i < width; i++) entries[n * TILE_WIDTH + i] = decoded[i]!;
+      if (offsets.starts.length < width) throw new HttpError(`${url}: ${offsets.starts.length} entries, want ${width}`);
+      let at = now();
+      const first = n * TILE_WIDTH;
+      for (let i = 0; i < width; i++) {
+        const start = offsets.starts[i]!;
+        const end = start + offsets.lengths[i]!;
+        entries[first + i] = bytes.subarray(start, end);
+        bytes[start - 1] = 0x00;
+        hash(bytes.subarray(start - 1, end), leaves, (first + i) * HASH_SIZE);
+      }
+      const hashed = now();
+      hashing += hashed - at;
+      at = hashed;
+      kept[n] = fileEntries(entries, first, width, options.provider, malformed);
+      parsing += now() - at;
       fetched++;
       if (fetched % 64 === 0 || fetched === bundles) {
         options.onProgress?.({ phase: 'entries', done: Math.min(fetched * TILE_WIDTH, size), total: size });
@@ -154,20 +190,13 @@ export async function readLog(options: ReadLogOptions): Promise<LogView> {
     view.failures.push(failure('entries-unavailable', (error as Error).message));
     return view;
   }
-  view.timings.fetchEntries = now() - started;
+  view.timings.fetchEntries = now() - started - hashing - parsing;
 
   // The tree from the entries: its root must be the checkpoint's.
   started = now();
-  const leaves = new Uint8Array(size * HASH_SIZE);
-  const sha256 = (options.crypto ?? nobleCrypto).sha256;
-  for (let i = 0; i < size; i++) {
-    const entry = entries[i]!;
-    const input = new Uint8Array(entry.length + 1);
-    input.set(entry, 1);
-    leaves.set(sha256(input), i * HASH_SIZE);
-  }
-  const tree = computeTree(leaves, sha256);
-  view.timings.hashing = now() - started;
+  const tree = computeTree(leaves, hash);
+  view.timings.hashing = hashing + now() - started;
+  view.timings.parsing = parsing;
   if (!bytesEqual(tree.rootAt(size), view.checkpoint.rootHash)) {
     view.failures.push(
       failure(
@@ -208,34 +237,20 @@ export async function readLog(options: ReadLogOptions): Promise<LogView> {
   }
   view.timings.fetchTiles = now() - started;
 
-  // Each entry under its provider.
-  started = now();
-  for (let i = 0; i < size; i++) {
-    const text = fromUtf8(entries[i]!);
-    let entry: unknown;
-    try {
-      entry = JSON.parse(text);
-    } catch {
-      entry = null;
-    }
-    const provider = (entry as { provider?: unknown } | null)?.provider;
-    if (
-      typeof entry !== 'object' ||
-      entry === null ||
-      Array.isArray(entry) ||
-      !Number.isSafeInteger(provider) ||
-      (provider as number) < 1
-    ) {
-      view.failures.push(
-        failure('entry-malformed', `entry ${i} is not a JSON object naming a provider`, { logIndex: i }),
-      );
-      continue;
-    }
-    const list = view.byProvider.get(provider as number) ?? [];
-    view.byProvider.set(provider as number, list);
-    list.push({ index: i, entry: entry as Record<string, unknown>, text });
+  // Each entry under its provider (parsed as it arrived; filed once the tree holds).
+  malformed.sort((a, b) => a - b);
+  for (const i of malformed) {
+    view.failures.push(
+      failure('entry-malformed', `entry ${i} is not a JSON object naming a provider`, { logIndex: i }),
+    );
   }
-  view.timings.parsing = now() - started;
+  for (const list of kept) {
+    for (const item of list) {
+      const mine = view.byProvider.get(item.entry.provider as number) ?? [];
+      view.byProvider.set(item.entry.provider as number, mine);
+      mine.push(item);
+    }
+  }
   return view;
 }
 

@@ -21,7 +21,19 @@ import { bytesEqual, utf8 } from '../log/bytes.js';
  */
 export interface AuditCrypto {
   sha256(data: Uint8Array): Uint8Array;
+  /**
+   * SHA-256 of `data` written to `out` at `at` (32 bytes), for the log's two million hashes:
+   * optional, `sha256` copied there without it. The bin's writes node:crypto's digest with no
+   * Buffer per hash.
+   */
+  sha256Into?(data: Uint8Array, out: Uint8Array, at: number): void;
   ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
+}
+
+/** `crypto`'s hash into a buffer (its `sha256Into`, else its `sha256` copied). */
+export function hashInto(crypto: AuditCrypto): (data: Uint8Array, out: Uint8Array, at: number) => void {
+  if (crypto.sha256Into) return crypto.sha256Into.bind(crypto);
+  return (data, out, at) => out.set(crypto.sha256(data), at);
 }
 
 export const nobleCrypto: AuditCrypto = {
@@ -122,8 +134,23 @@ function splitEvmSignature(signature: string): { compact: Uint8Array; recovery: 
 
 const N = secp256k1.CURVE.n;
 const G = secp256k1.ProjectivePoint.BASE;
-/** Public keys already recovered, by address: a provider signs with few wallets, many times. */
-const knownKeys = new Map<string, InstanceType<typeof secp256k1.ProjectivePoint>>();
+/**
+ * Ed25519's base point with a table of window 4 (512 points) instead of @noble's 8 (4,096):
+ * the page that checks one signal verifies one checkpoint signature and few statement
+ * signatures with @noble's Ed25519 (the bin has node:crypto's), so building the larger table
+ * cost more than it saved (Node: the first verification 56 → 11 ms CPU, each later one about
+ * 0.1 ms more: ahead until some 450 verifications). The same verdicts: the table only speeds up
+ * multiplying the base point.
+ */
+ed25519.ExtendedPoint.BASE._setWindowSize(4);
+/**
+ * Public keys already recovered, by address (a provider signs with few wallets, many times), and
+ * how many signatures each has checked: its table of multiples (window 8, 4,224 points, about
+ * nine multiplications' work) is built only at the TABLE_AFTER_USES-th, so the few statements of
+ * one signal (the browser's `verifySignal`) never pay for it and an audit's thousands soon do.
+ */
+const knownKeys = new Map<string, { point: InstanceType<typeof secp256k1.ProjectivePoint>; uses: number }>();
+const TABLE_AFTER_USES = 8;
 
 function bigintOf(bytes: Uint8Array): bigint {
   return BigInt(`0x${toHexString(bytes) || '0'}`);
@@ -132,8 +159,8 @@ function bigintOf(bytes: Uint8Array): bigint {
 /**
  * With the signer's public key known: does (r, s, recovery) recover to it? The same verdict as
  * recovering (R = s⁻¹·(z·G + r·P)… read the other way: u1·G + u2·P must be the nonce point,
- * with x = r and the recovery bit as its y parity), several times faster, because the key's
- * multiples are precomputed once.
+ * with x = r and the recovery bit as its y parity), with no square root to find and, once the
+ * key has its table of multiples (`knownKeys`), several times faster.
  */
 function recoversTo(
   point: InstanceType<typeof secp256k1.ProjectivePoint>,
@@ -163,14 +190,16 @@ function recoversToAddress(address: string, message: string, signature: string):
   if (!split) return false;
   const hash = personalMessageHash(message);
   const known = knownKeys.get(address);
-  if (known) return recoversTo(known, hash, split.compact, split.recovery);
+  if (known) {
+    if (++known.uses === TABLE_AFTER_USES) known.point._setWindowSize(8);
+    return recoversTo(known.point, hash, split.compact, split.recovery);
+  }
   try {
     const point = secp256k1.Signature.fromCompact(split.compact).addRecoveryBit(split.recovery).recoverPublicKey(hash);
     const recovered = keccak_256(point.toRawBytes(false).slice(1)).slice(12);
     if (!bytesEqual(recovered, hexBytes(address.slice(2))!)) return false;
-    point._setWindowSize(8);
     if (knownKeys.size >= 1_000) knownKeys.clear();
-    knownKeys.set(address, point);
+    knownKeys.set(address, { point, uses: 1 });
     return true;
   } catch {
     return false;

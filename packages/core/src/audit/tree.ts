@@ -18,15 +18,23 @@ export interface ComputedTree {
   tiles(): Tile[];
 }
 
-/** Builds the tree's levels from its leaf hashes (`leaves`: size·32 bytes, leaf i at i·32) with `sha256`. */
-export function computeTree(leaves: Uint8Array, sha256: (data: Uint8Array) => Uint8Array): ComputedTree {
+/**
+ * Builds the tree's levels from its leaf hashes (`leaves`: size·32 bytes, leaf i at i·32), each
+ * node hashed straight into its level by `hashInto` (SHA-256 of `data` written at `out[at]`).
+ */
+export function computeTree(
+  leaves: Uint8Array,
+  hashInto: (data: Uint8Array, out: Uint8Array, at: number) => void,
+): ComputedTree {
   const pair = new Uint8Array(1 + 2 * HASH_SIZE);
   pair[0] = 0x01;
   // RFC 6962's interior node, SHA-256(0x01 ‖ left ‖ right).
   const nodeHash = (left: Uint8Array, right: Uint8Array) => {
     pair.set(left, 1);
     pair.set(right, 1 + HASH_SIZE);
-    return sha256(pair);
+    const out = new Uint8Array(HASH_SIZE);
+    hashInto(pair, out, 0);
+    return out;
   };
   const size = leaves.length / HASH_SIZE;
   const levels: Uint8Array[] = [leaves];
@@ -34,13 +42,9 @@ export function computeTree(leaves: Uint8Array, sha256: (data: Uint8Array) => Ui
     const count = Math.floor(below.length / (2 * HASH_SIZE));
     const level = new Uint8Array(count * HASH_SIZE);
     for (let i = 0; i < count; i++) {
-      level.set(
-        nodeHash(
-          below.subarray(2 * i * HASH_SIZE, (2 * i + 1) * HASH_SIZE),
-          below.subarray((2 * i + 1) * HASH_SIZE, (2 * i + 2) * HASH_SIZE),
-        ),
-        i * HASH_SIZE,
-      );
+      // The two children are adjacent in the level below: one copy after the 0x01.
+      pair.set(below.subarray(2 * i * HASH_SIZE, (2 * i + 2) * HASH_SIZE), 1);
+      hashInto(pair, level, i * HASH_SIZE);
     }
     levels.push(level);
     below = level;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { expect } from 'vitest';
 import { DomainError } from '../../src/errors.js';
+import { signalTerms } from '../../src/signal-examples.js';
 
 export const ORIGIN = 'signal.example/signals';
 export const PROVIDER = 7;
@@ -24,12 +25,7 @@ export const valid = {
     ...common('signal.open'),
     id: 'sig_01',
     salt: salt(),
-    instrument: 'BTC-USD',
-    side: 'long',
-    entry: { type: 'limit', price: '97000.5' },
-    stop: '95000',
-    targets: ['99000', '101000.25'],
-    sizePct: '2.5',
+    ...signalTerms(),
     expiresAt: '2026-12-02T12:00:00Z',
     note: 'Breakout above the range — “quoted”, ünïcødé 🚀',
   }),

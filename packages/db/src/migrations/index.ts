@@ -21,6 +21,7 @@ import * as publishers from './0017b-publishers.js';
 import * as keyMakers from './0018-key-makers.js';
 import * as signals from './0019-signals.js';
 import * as publisherKeys from './0021-publisher-keys.js';
+import * as signalsNewest from './0022-signals-newest.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Never edit a released one.
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0018-key-makers': keyMakers,
   '0019-signals': signals,
   '0021-publisher-keys': publisherKeys,
+  '0022-signals-newest': signalsNewest,
 };

@@ -94,7 +94,7 @@ export async function runAudit(args: string[]): Promise<{ code: number; stdout: 
   const { execFile } = await import('node:child_process');
   const bin = new URL('../../dist/bin/signal-audit.js', import.meta.url).pathname;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { timeout: 60_000, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') reject(error);
       else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
     });

@@ -217,8 +217,6 @@ export const providerWritesRouter = router({
         example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
       },
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-      // Its ETag answers a matching If-None-Match with 304 like the other public reads.
-      alsoAnswers: [{ status: 304 }],
     })
     .input(PerformanceQuerySchema)
     .output(PerformanceSchema)
