@@ -31,7 +31,7 @@ export const CACHED_KEYS = [
 const KEPT_PROVIDERS = 1_000;
 
 /** A small seeded generator (mulberry32): both sides of a row get the same request stream. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -128,7 +128,9 @@ function keptReads(server: ServerProcess, paths: string[], revalidate = false): 
  * List pages: page 1–3 of the follower, newest and name sorts, page 1 most; providers read
  * with a skew (a few popular ones read most: the r³ of a uniform r over the 5,000 ids).
  */
-function mixTarget(server: ServerProcess, b: Bench): LoadTarget {
+export type MixBench = Pick<Bench, 'ids' | 'users' | 'nonces' | 'evm' | 'connections'>;
+
+export function mixTarget(server: ServerProcess, b: MixBench): LoadTarget {
   const lists = [
     ...Array(9).fill('/providers?page=1&limit=20'),
     ...Array(3).fill('/providers?page=2&limit=20'),

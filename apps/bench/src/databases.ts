@@ -3,7 +3,7 @@
  * and seeded by the db package. A database already holding exactly that many providers is
  * reused, so a rerun starts in seconds instead of reseeding a million rows.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as ownDb from '@signal/db';
 import pg from 'pg';
 
@@ -182,4 +182,44 @@ export function randomProviderIds(url: string, count: number): Promise<number[]>
 
 export async function serverVersion(): Promise<string> {
   return admin(async (client) => (await client.query('show server_version')).rows[0]?.server_version ?? 'unknown');
+}
+
+export interface CatalogueCopy {
+  url: string;
+  drop: () => Promise<void>;
+}
+
+/**
+ * A copy of a catalogue for a row that writes into it (mix-signal-rows.ts): by CREATE DATABASE
+ * … TEMPLATE, which refuses a template anyone is connected to (another checkout's bench on the
+ * same catalogue); then, after a few tries, a database of its own seeded alike.
+ */
+export async function copyCatalogue(catalogue: Catalogue, log: (line: string) => void): Promise<CatalogueCopy> {
+  const name = `signal_bench_mix_signals_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const url = databaseUrl(name);
+  const drop = () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin((client) => client.query(`create database ${name} template ${catalogue.name} strategy file_copy`));
+      break;
+    } catch (error) {
+      if (attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        continue;
+      }
+      log(`${catalogue.name} is in use (${(error as Error).message}): seeding ${name} instead`);
+      await admin((client) => client.query(`create database ${name}`));
+      const database = ownDb.createDatabase({ url, poolSize: 2 });
+      try {
+        await ownDb.migrateToLatest(database.db);
+        await ownDb.seedDemoCatalogue(database.db, { providers: catalogue.providers, distinctNames: true });
+      } finally {
+        await database.close();
+      }
+      await withClient(url, (client) => client.query('vacuum (analyze) providers, follows, users'));
+      break;
+    }
+  }
+  await admin((client) => client.query(`alter database ${name} set statement_timeout = '${BENCH_STATEMENT_TIMEOUT}'`));
+  return { url, drop };
 }

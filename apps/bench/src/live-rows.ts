@@ -30,22 +30,26 @@ export const LIVE_TARGET_RSS_KIB = 20;
 const ADMIN = 'bench-admin-key-0123456789abcdefghij-live';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
+/** Streams a live row holds open: 10,000, 200 with `--quick`, or BENCH_LIVE_SUBSCRIBERS. */
+export const liveSubscribers = (quick: boolean) => Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? (quick ? 200 : 10_000));
+
 export interface LiveRun extends RowRun {
   quick: boolean;
 }
 
-interface Stream {
+export interface Stream {
   socket: Socket;
   /** Arrival time of each event id. */
   seen: Map<string, number>;
   connected: boolean;
 }
 
-function openStream(api: ServerProcess, key: string, providerId: number): Stream {
+/** A stream of `key` on the provider(s) (its input's `providerIds`). */
+export function openStream(api: ServerProcess, key: string, providers: number | number[]): Stream {
   const { hostname, port } = new URL(api.url);
   const socket = connect(Number(port), hostname);
   const stream: Stream = { socket, seen: new Map(), connected: false };
-  const input = encodeURIComponent(JSON.stringify({ providerIds: [providerId] }));
+  const input = encodeURIComponent(JSON.stringify({ providerIds: Array.isArray(providers) ? providers : [providers] }));
   socket.setEncoding('latin1');
   let tail = '';
   socket.on('data', (chunk: string) => {
@@ -71,17 +75,65 @@ interface Answer {
 }
 
 async function post(url: string, path: string, body: unknown, token?: string) {
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
+  const send = () =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  // Once more on a reset: a keep-alive socket the server closed as it was reused (the full run
+  // of 2 Dec lost live-two-nats to one at load 40). The same bytes: a statement sent again is
+  // answered as the first (docs/signals.md, "Retries").
+  const res = await send().catch(send);
   const json = (await res.json()) as Answer;
   if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `count` streams of `key` on `providers`, spread over `apis` in turn, opened in bursts of 200
+ * (so that the listen backlog never overflows); resolves once all are connected (or 120 s).
+ */
+export async function openStreams(apis: ServerProcess[], key: string, providers: number | number[], count: number) {
+  const streams: Stream[] = [];
+  for (let i = 0; i < count; i++) {
+    streams.push(openStream(apis[i % apis.length] as ServerProcess, key, providers));
+    if (i % 200 === 199) await pause(50);
+  }
+  const openBy = performance.now() + 120_000;
+  while (streams.some((s) => !s.connected) && performance.now() < openBy) await pause(100);
+  return streams;
+}
+
+/**
+ * Once every connected stream has every event of `sent` (event id → the instant its POST was
+ * sent), or 10 s: each (event, stream)'s time from the POST to its `id:` line, sorted, and the
+ * events a connected stream never got.
+ */
+export async function deliveries(streams: Stream[], sent: Map<string, number>) {
+  const doneBy = performance.now() + 10_000;
+  while (
+    performance.now() < doneBy &&
+    streams.some((s) => s.connected && [...sent.keys()].some((id) => !s.seen.has(id)))
+  ) {
+    await pause(100);
+  }
+  const latencies: number[] = [];
+  let missing = 0;
+  for (const stream of streams) {
+    if (!stream.connected) continue;
+    for (const [id, at] of sent) {
+      const seen = stream.seen.get(id);
+      if (seen === undefined) missing += 1;
+      else latencies.push(seen - at);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
+  return { latencies, missing, q };
+}
 
 async function measure(apis: ServerProcess[], subscribers: number, seconds: number) {
   const [first] = apis as [ServerProcess];
@@ -97,14 +149,7 @@ async function measure(apis: ServerProcess[], subscribers: number, seconds: numb
   for (const stream of warm) stream.socket.destroy();
   await pause(1_000);
   const rssBefore = await Promise.all(apis.map((api) => api.rssMb()));
-  const streams: Stream[] = [];
-  for (let i = 0; i < subscribers; i++) {
-    streams.push(openStream(apis[i % apis.length]!, key, provider.id));
-    // Connections in bursts of 200, so that the listen backlog never overflows.
-    if (i % 200 === 199) await pause(50);
-  }
-  const openBy = performance.now() + 120_000;
-  while (streams.some((s) => !s.connected) && performance.now() < openBy) await pause(100);
+  const streams = await openStreams(apis, key, provider.id, subscribers);
   const open = streams.filter((s) => s.connected).length;
   await pause(2_000);
   const rssAfter = await Promise.all(apis.map((api) => api.rssMb()));
@@ -135,29 +180,10 @@ async function measure(apis: ServerProcess[], subscribers: number, seconds: numb
     sent.set(String(answer.receipt.logIndex), at);
     await pause(Math.max(0, 1_000 - (performance.now() - tick)));
   }
-  // Until every stream has every event (or 10 s).
-  const doneBy = performance.now() + 10_000;
-  while (
-    performance.now() < doneBy &&
-    streams.some((s) => s.connected && [...sent.keys()].some((id) => !s.seen.has(id)))
-  ) {
-    await pause(100);
-  }
+  const { latencies, missing, q } = await deliveries(streams, sent);
   const cpuAfter = await Promise.all(apis.map((api) => api.cpuMs()));
   const cpuMs = sum(cpuAfter) - sum(cpuBefore);
-  const latencies: number[] = [];
-  let missing = 0;
-  for (const stream of streams) {
-    if (!stream.connected) continue;
-    for (const [id, at] of sent) {
-      const seen = stream.seen.get(id);
-      if (seen === undefined) missing += 1;
-      else latencies.push(seen - at);
-    }
-  }
   for (const stream of streams) stream.socket.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
   return {
     open,
     rssKiB: rssKiB / Math.max(1, open),
@@ -171,7 +197,7 @@ async function measure(apis: ServerProcess[], subscribers: number, seconds: numb
 
 export async function liveRows(run: LiveRun): Promise<Map<string, Row>> {
   const rows = new Map<string, Row>();
-  const subscribers = Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? (run.quick ? 200 : 10_000));
+  const subscribers = liveSubscribers(run.quick);
   const seconds = Number(process.env.BENCH_LIVE_SECONDS ?? (run.quick ? 3 : 20));
   for (const key of LIVE_KEYS) {
     if (!run.wanted(key)) continue;

@@ -42,6 +42,8 @@ import { AUDIT_KEYS, auditRows, judgeAudit } from './audit-rows.js';
 import { CACHED_KEYS, cachedScenarios, hitRate, judgeCached } from './cached-rows.js';
 import {
   type Catalogue,
+  type CatalogueCopy,
+  copyCatalogue,
   type DbPackage,
   holdCatalogue,
   prepareCatalogue,
@@ -61,12 +63,14 @@ import {
   requestsPerRow,
   STEADY_V8_FLAGS,
 } from './instructions.js';
-import { judgeLive, LIVE_KEYS, liveRows } from './live-rows.js';
+import { judgeLivePublish, LIVE_PUBLISH_KEYS, livePublishRows } from './live-publish-rows.js';
+import { judgeLive, LIVE_KEYS, liveRows, liveSubscribers } from './live-rows.js';
 import { compare, compareOps, type LoadPlan, type LoadTarget, type Sample } from './load.js';
 import { judgeLogReads, LOG_READ_KEYS, logReadRows } from './log-read-rows.js';
 import { judgeLog, LOG_KEYS, logRows } from './log-rows.js';
 import { judgeMeSignals, ME_SIGNAL_KEYS, meSignalRows } from './me-signal-rows.js';
 import { judgeMetricsCost, METRICS_KEY } from './metrics-cost.js';
+import { judgeMixSignals, MIX_SIGNAL_KEYS, mixSignalRows } from './mix-signal-rows.js';
 import {
   BENCH_ADMIN_KEY,
   ensureFanOutProvider,
@@ -560,8 +564,14 @@ async function main() {
   const catalogues: Catalogue[] = [];
   const db = await catalogueDb();
   const releases: (() => Promise<void>)[] = [];
+  // `mix-signals` publishes into a copy of the catalogue under load, made before it is held open.
+  let mixCopy: CatalogueCopy | undefined;
   for (const size of sizes) {
     const prepared = await prepareCatalogue(size, log, db);
+    if (catalogues.length === 0 && MIX_SIGNAL_KEYS.some(wanted)) {
+      mixCopy = await copyCatalogue(prepared, log);
+      releases.push(mixCopy.drop);
+    }
     releases.push(await holdCatalogue(prepared.url));
     catalogues.push(prepared);
   }
@@ -645,6 +655,23 @@ async function main() {
     log,
   }))
     rows.set(key, value);
+  for (const [key, value] of await livePublishRows({ spec: specOn, wanted, quick, log })) rows.set(key, value);
+  for (const [key, value] of await mixSignalRows({
+    // The service as the `mix` row runs it: answer cache on, metrics on.
+    spec: (url) => {
+      const { ANSWER_CACHE_MB: _, ...env } = specOn(url).env;
+      return { ...specOn(url), env: { ...env, METRICS: 'true' } };
+    },
+    copy: mixCopy,
+    privateKeyPem,
+    nonces: createNonceCodec(nonceSecretFromSigningKey(privateKeyPem)),
+    evm: wallets.evm,
+    connections,
+    plan,
+    streams: liveSubscribers(quick) / 5,
+    log,
+  }))
+    rows.set(key, value);
 
   const signalRun = {
     spec: specOn,
@@ -680,6 +707,8 @@ async function main() {
     ...ME_SIGNAL_KEYS,
     ...VERIFY_BROWSER_KEYS,
     ...LIVE_KEYS,
+    ...LIVE_PUBLISH_KEYS,
+    ...MIX_SIGNAL_KEYS,
   ];
   const ordered = [...rows.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([, r]) => r);
   const cpu = cpus();
@@ -714,6 +743,8 @@ async function main() {
       ...judgeMeSignals(rows),
       ...judgeVerifyBrowser(rows),
       ...judgeLive(rows),
+      ...judgeLivePublish(rows),
+      ...judgeMixSignals(),
       ...judgeOperator(rows, result.operator),
     ],
   };

@@ -8,10 +8,12 @@ import { CACHED_KEYS } from './cached-rows.js';
 import { DEPLOYMENT_KEYS } from './deployment.js';
 import { FEED_KEY } from './feed.js';
 import { INSTRUCTION_KEYS, KEY_INSTRUCTION_KEYS } from './instructions.js';
+import { LIVE_PUBLISH_KEYS } from './live-publish-rows.js';
 import { LIVE_KEYS } from './live-rows.js';
 import { LOG_READ_KEYS } from './log-read-rows.js';
 import { LOG_KEYS } from './log-rows.js';
 import { ME_SIGNAL_KEYS } from './me-signal-rows.js';
+import { MIX_SIGNAL_KEYS } from './mix-signal-rows.js';
 import { OPERATOR_ROW_KEYS } from './operator-rows.js';
 import { SCENARIO_KEYS } from './scenarios.js';
 import { SIGNAL_KEYS } from './signal-rows.js';
@@ -43,6 +45,8 @@ export const ROW_KEY_GROUPS: readonly KeyGroup[] = [
   { title: 'the follower feed', file: 'me-signal-rows.ts', keys: ME_SIGNAL_KEYS },
   { title: '`verifySignal` in the browser', file: 'verify-browser-rows.ts', keys: VERIFY_BROWSER_KEYS },
   { title: 'live signals', file: 'live-rows.ts', keys: LIVE_KEYS },
+  { title: 'statements under live streams', file: 'live-publish-rows.ts', keys: LIVE_PUBLISH_KEYS },
+  { title: 'the mix with signals', file: 'mix-signal-rows.ts', keys: MIX_SIGNAL_KEYS },
   {
     title: 'with `--instructions`',
     file: 'instructions.ts',

@@ -44,7 +44,7 @@ export interface SignalRun extends RowRun {
 }
 
 /** The server's env for these rows: the bench's log name, statements signed up to an hour before. */
-export function signalSpec(run: SignalRun, url: string, env: Record<string, string> = {}): ServerSpec {
+export function signalSpec(run: Pick<SignalRun, 'spec'>, url: string, env: Record<string, string> = {}): ServerSpec {
   const base = run.spec(url);
   return {
     ...base,
@@ -74,17 +74,23 @@ export interface Signer {
 const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 
 export async function post(api: ServerProcess, path: string, body: unknown, headers: Record<string, string> = admin) {
-  const res = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${path} answered ${res.status}: ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status === 201 || res.status === 200) return JSON.parse(text) as Record<string, unknown>;
+    // 503: accepted, its checkpoint late (a loaded machine); the same bytes again get its answer.
+    if (res.status !== 503 || attempt === 5) throw new Error(`POST ${path} answered ${res.status}: ${text}`);
+  }
 }
 
-/**
- * `count` providers, each with a publisher wallet (EVM for even ones, Solana for odd ones) and
- * (`keys`) an Ed25519 key that wallet delegated.
- */
-async function publishers(api: ServerProcess, count: number, name: string, keys: boolean): Promise<Signer[]> {
+/** `count` providers, each with a publisher wallet (EVM, Solana alternately) and (`keys`) a key it delegated. */
+export async function publishers(
+  api: ServerProcess,
+  count: number,
+  name: string,
+  keys: boolean,
+  origin = ORIGIN,
+): Promise<Signer[]> {
   const signers: Signer[] = [];
   for (let i = 0; i < count; i++) {
     const { id } = (await post(api, '/providers', { name: `${name} ${i + 1}` })) as { id: number };
@@ -95,7 +101,7 @@ async function publishers(api: ServerProcess, count: number, name: string, keys:
     const key = solanaWallet();
     const delegation = canonicalJson({
       v: 1,
-      log: ORIGIN,
+      log: origin,
       type: 'key.delegate',
       provider: id,
       issuedAt: new Date().toISOString(),
@@ -116,11 +122,11 @@ async function publishers(api: ServerProcess, count: number, name: string, keys:
 let opened = 0;
 
 /** A signed `signal.open` body for `signer`'s provider, as a publisher's client builds one. */
-export function openBody(signer: Signer): { path: string; body: string } {
+export function openBody(signer: Signer, origin = ORIGIN): { path: string; body: string } {
   const n = ++opened;
   const statement = canonicalJson({
     v: 1,
-    log: ORIGIN,
+    log: origin,
     type: 'signal.open',
     provider: signer.providerId,
     issuedAt: new Date().toISOString(),
