@@ -1,7 +1,8 @@
 import {
-  DomainError,
   type FollowResult,
   FollowResultSchema,
+  PerformanceQuerySchema,
+  PerformanceSchema,
   ProviderIdParamsSchema,
   ProviderListQuerySchema,
   ProviderPageSchema,
@@ -15,6 +16,7 @@ import type { TokenClaims } from '@signal/core/token';
 import {
   type Database,
   type FollowOutcome,
+  findPerformance,
   findProvider,
   findProviderStats,
   followProvider,
@@ -22,15 +24,19 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import type { Kysely } from 'kysely';
-import { providerDetailCache, providerListCache, providerStatsCache } from '../cache-policy.js';
+import {
+  providerDetailCache,
+  providerListCache,
+  providerPerformanceCache,
+  providerStatsCache,
+} from '../cache-policy.js';
 import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { withSearchBudget } from '../search-budget.js';
-import { router, walletNotFound } from '../trpc.js';
-
-export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+import { mergeRouters, providerNotFound, router, walletNotFound } from '../trpc.js';
+import { providerWritesRouter } from './provider-writes.router.js';
 
 /**
  * `/providers/{id}/follow`, POST to follow and DELETE to unfollow: one route in two directions,
@@ -75,7 +81,8 @@ async function changeFollow<Result>(
   return outcome;
 }
 
-export const providersRouter = router({
+/** The catalogue's public reads but the chart (below), and follows. */
+const catalogueRouter = router({
   list: readLimitedProcedure
     .meta({
       cache: providerListCache,
@@ -184,3 +191,42 @@ export const providersRouter = router({
     .output(UnfollowResultSchema)
     .mutation(({ input, ctx }) => changeFollow(ctx, input.id, unfollowProvider)),
 });
+
+/** The public performance chart, read like the stats from what the operator publishes. */
+const chartRouter = router({
+  performance: readLimitedProcedure
+    .meta({
+      cache: providerPerformanceCache,
+      openapi: {
+        method: 'GET',
+        path: '/providers/{id}/performance',
+        tags: ['providers'],
+        summary: 'Performance chart of a provider',
+        description:
+          'The published NAV series as a chart over `window` (7d, 30d, 90d (default), 1y = 365 days, all), as of ' +
+          'its last date: from the base (the latest point on or before asOf − window, else the first point) to ' +
+          'asOf, `roiPct` cumulative from the base and `drawdownPct` the fall from the peak since the base. Above ' +
+          '400 points: the base, the last point of each ISO week after it, and the last point. Nothing published: ' +
+          '`asOf` null and no points. Cacheable like the stats (ETag changes with every publication).',
+        protect: false,
+        example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
+      },
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+      // Its ETag answers a matching If-None-Match with 304 like the other public reads.
+      alsoAnswers: [{ status: 304 }],
+    })
+    .input(PerformanceQuerySchema)
+    .output(PerformanceSchema)
+    .query(async ({ input, ctx }) => {
+      const chart = await readCatalogue(ctx, (db) => findPerformance(db, input.id, input.window, ctx.cache));
+      if (!chart) throw providerNotFound(input.id);
+      return chart;
+    }),
+});
+
+/**
+ * The `providers` namespace. The operator's writes (provider-writes.router.ts) come before the
+ * chart: the procedures' order is the OpenAPI document's, which lists POST
+ * /providers/{id}/performance before its GET.
+ */
+export const providersRouter = mergeRouters(catalogueRouter, providerWritesRouter, chartRouter);

@@ -36,8 +36,7 @@ import type { Context } from '../context.js';
 import { readLimitedProcedure } from '../rate-limit.js';
 import { acceptStatement, awaitInclusion, type Replay } from '../statements/acceptance.js';
 import { forbidden, STATEMENT_ORDER as ORDER, STATEMENT_ERRORS } from '../statements/errors.js';
-import { publicProcedure, router } from '../trpc.js';
-import { providerNotFound } from './providers.router.js';
+import { providerNotFound, publicProcedure, router } from '../trpc.js';
 
 /** A retry's answer: the first one, with the index of the entry it made (read from the log). */
 const replayWithIndex =

@@ -19,9 +19,8 @@ import { parseWallet } from '@signal/core/wallet';
 import { addPublisher, listPublishers, removePublisher } from '@signal/db';
 import { readLimitedProcedure } from '../rate-limit.js';
 import { scopedProcedure } from '../service-auth.js';
-import { router } from '../trpc.js';
+import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
-import { providerNotFound } from './providers.router.js';
 
 const writeProcedure = scopedProcedure('providers:write');
 

@@ -41,8 +41,7 @@ import { signalReader } from '../signal-reader.js';
 import { acceptStatement } from '../statements/acceptance.js';
 import { STATEMENT_ERRORS, STATEMENT_ORDER, signalClosed, signalNotFound } from '../statements/errors.js';
 import { AFTER_SIGNATURE, checkSignerAndId, recordSignal, replayAnswer } from '../statements/signal-statements.js';
-import { authedProcedure, publicProcedure, router } from '../trpc.js';
-import { providerNotFound } from './providers.router.js';
+import { authedProcedure, providerNotFound, publicProcedure, router } from '../trpc.js';
 
 const UPDATE_TYPES = ['signal.update', 'signal.close', 'signal.cancel'] as const;
 

@@ -28,7 +28,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Context, LogInclusion } from '../context.js';
 import { countSignerStatement } from '../rate-limit.js';
 import { awaitReplicaAfterWrite } from '../read-replica.js';
-import { providerNotFound } from '../routers/providers.router.js';
+import { providerNotFound } from '../trpc.js';
 
 /** How long an answer waits for its entry to be in a signed checkpoint (promised within 1 s). */
 const INCLUSION_WAIT_MS = 15_000;
