@@ -34,6 +34,7 @@ import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
+import { publicRead } from '../route-meta.js';
 import { withSearchBudget } from '../search-budget.js';
 import { mergeRouters, providerNotFound, router, walletNotFound } from '../trpc.js';
 import { providerWritesRouter } from './provider-writes.router.js';
@@ -86,8 +87,7 @@ const catalogueRouter = router({
   list: readLimitedProcedure
     .meta({
       cache: providerListCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers',
         tags: ['providers'],
         summary: 'List providers',
@@ -104,13 +104,12 @@ const catalogueRouter = router({
           'the figure fails a filter on it); `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
           'alone it continues them; sent with a sort or any filter, the filter set must be the same (else 400). ' +
           'Without a token the answer carries an ETag and a short public Cache-Control.',
-        protect: false,
         example: {
           // No filter: /docs prefills "Try it out" with the example, which should list the whole catalogue.
           request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
           response: examples.providerPage,
         },
-      },
+      }),
       errors: ['RATE_LIMITED'],
     })
     .input(ProviderListQuerySchema)
@@ -126,15 +125,13 @@ const catalogueRouter = router({
   get: readLimitedProcedure
     .meta({
       cache: providerDetailCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}',
         tags: ['providers'],
         summary: 'One provider',
         description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
-        protect: false,
         example: { request: { id: examples.provider.id }, response: examples.provider },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
@@ -148,17 +145,15 @@ const catalogueRouter = router({
   stats: readLimitedProcedure
     .meta({
       cache: providerStatsCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}/stats',
         tags: ['providers'],
         summary: 'Statistics of a provider',
         description:
           'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
           '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
-        protect: false,
         example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
@@ -197,8 +192,7 @@ const chartRouter = router({
   performance: readLimitedProcedure
     .meta({
       cache: providerPerformanceCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}/performance',
         tags: ['providers'],
         summary: 'Performance chart of a provider',
@@ -208,9 +202,8 @@ const chartRouter = router({
           'asOf, `roiPct` cumulative from the base and `drawdownPct` the fall from the peak since the base. Above ' +
           '400 points: the base, the last point of each ISO week after it, and the last point. Nothing published: ' +
           '`asOf` null and no points. Cacheable like the stats (ETag changes with every publication).',
-        protect: false,
         example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
       // Its ETag answers a matching If-None-Match with 304 like the other public reads.
       alsoAnswers: [{ status: 304 }],

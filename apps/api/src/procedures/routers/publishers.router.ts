@@ -18,6 +18,7 @@ import * as examples from '@signal/core/log-examples';
 import { parseWallet } from '@signal/core/wallet';
 import { addPublisher, listPublishers, removePublisher } from '@signal/db';
 import { readLimitedProcedure } from '../rate-limit.js';
+import { publicRead } from '../route-meta.js';
 import { scopedProcedure } from '../service-auth.js';
 import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
@@ -97,8 +98,7 @@ export const publishersRouter = router({
 
   list: readLimitedProcedure
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}/publishers',
         tags: ['providers'],
         summary: "A provider's publisher wallets",
@@ -106,9 +106,8 @@ export const publishersRouter = router({
           'Every wallet that is or was a publisher of the provider, oldest first; removed ones carry `removedAt`. A ' +
           'wallet added again after a removal has a row per addition. Archived providers answer 404 as for the ' +
           'provider.',
-        protect: false,
         example: { request: { id: examples.publisher.providerId }, response: examples.publisherList },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
