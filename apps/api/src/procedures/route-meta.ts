@@ -8,7 +8,8 @@ import { STATEMENT_ERRORS } from './statements/errors.js';
 import type { Meta } from './trpc.js';
 
 type OpenApi = NonNullable<Meta['openapi']>;
-type Words = Omit<OpenApi, 'method' | 'protect'>;
+/** A route's `openapi` block without what its kind sets. */
+export type Words = Omit<OpenApi, 'method' | 'protect'>;
 
 /** A public read: GET, without a credential (its operation has no security in the document). */
 export const publicRead = (openapi: Words): OpenApi => ({ method: 'GET', ...openapi, protect: false });

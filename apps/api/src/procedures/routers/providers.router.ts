@@ -32,6 +32,7 @@ import {
 } from '../cache-policy.js';
 import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
+import { providerRead } from '../provider-read.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
 import { publicRead } from '../route-meta.js';
@@ -142,27 +143,17 @@ const catalogueRouter = router({
       return provider;
     }),
 
-  stats: readLimitedProcedure
-    .meta({
-      cache: providerStatsCache,
-      openapi: publicRead({
-        path: '/providers/{id}/stats',
-        tags: ['providers'],
-        summary: 'Statistics of a provider',
-        description:
-          'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
-          '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
-        example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
-      }),
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
-    .output(ProviderStatsSchema)
-    .query(async ({ input, ctx }) => {
-      const stats = await readCatalogue(ctx, (db) => findProviderStats(db, input.id, ctx.services.now()));
-      if (!stats) throw providerNotFound(input.id);
-      return stats;
-    }),
+  stats: providerRead({
+    cache: providerStatsCache,
+    path: '/providers/{id}/stats',
+    summary: 'Statistics of a provider',
+    description:
+      'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
+      '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
+    example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
+    answer: ProviderStatsSchema,
+    read: (ctx, id) => readCatalogue(ctx, (db) => findProviderStats(db, id, ctx.services.now())),
+  }),
 
   follow: followRoute({
     method: 'POST',

@@ -7,7 +7,6 @@
  */
 import {
   DomainError,
-  ProviderIdParamsSchema,
   type PublisherKey,
   PublisherKeyDelegateInputSchema,
   PublisherKeyListSchema,
@@ -33,11 +32,11 @@ import {
   revokePublisherKey,
 } from '@signal/db';
 import type { Context } from '../context.js';
-import { readLimitedProcedure } from '../rate-limit.js';
-import { publicRead, statementRoute } from '../route-meta.js';
+import { providerList } from '../provider-read.js';
+import { statementRoute } from '../route-meta.js';
 import { acceptStatement, awaitInclusion, type Replay } from '../statements/acceptance.js';
 import { forbidden, STATEMENT_ORDER as ORDER } from '../statements/errors.js';
-import { providerNotFound, publicProcedure, router } from '../trpc.js';
+import { publicProcedure, router } from '../trpc.js';
 
 /** A retry's answer: the first one, with the index of the entry it made (read from the log). */
 const replayWithIndex =
@@ -191,27 +190,17 @@ export const publisherKeysRouter = router({
       }),
     ),
 
-  list: readLimitedProcedure
-    .meta({
-      openapi: publicRead({
-        path: '/providers/{id}/publisher-keys',
-        operationId: 'publisher-keys-list',
-        tags: ['providers'],
-        summary: "A provider's delegated keys",
-        description:
-          'Every key delegated for the provider, oldest first, with the wallet that delegated it, its validity and ' +
-          '`revokedAt`. Archived providers answer 404 as for the provider.',
-        example: { request: { id: examples.publisherKey.providerId }, response: examples.publisherKeyList },
-      }),
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
-    .output(PublisherKeyListSchema)
-    .query(async ({ input, ctx }) => {
-      const rows = await listPublisherKeys(ctx.services.database.db, input.id);
-      if (!rows) throw providerNotFound(input.id);
-      return { items: rows.map(({ revokeAcceptance: _, ...key }) => key) };
-    }),
+  list: providerList({
+    path: '/providers/{id}/publisher-keys',
+    operationId: 'publisher-keys-list',
+    summary: "A provider's delegated keys",
+    description:
+      'Every key delegated for the provider, oldest first, with the wallet that delegated it, its validity and ' +
+      '`revokedAt`.',
+    example: { request: { id: examples.publisherKey.providerId }, response: examples.publisherKeyList },
+    answer: PublisherKeyListSchema,
+    rows: async (db, id) => (await listPublisherKeys(db, id))?.map(({ revokeAcceptance: _, ...key }) => key),
+  }),
 });
 
 /** The path's key: REST hands path parameters over as sent, and clients often percent-encode the `:`. */
