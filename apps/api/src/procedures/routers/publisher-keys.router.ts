@@ -67,10 +67,7 @@ export const publisherKeysRouter = router({
     .input(PublisherKeyDelegateInputSchema)
     .output(PublisherKeySchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'key.delegate', PublisherKey>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'key.delegate', PublisherKey>(ctx, input, {
         types: ['key.delegate'],
         replay: replayWithIndex(ctx),
         change: async ({ trx, read, signer, digest, receivedAt, checkSignature }) => {
@@ -146,10 +143,7 @@ export const publisherKeysRouter = router({
     .input(PublisherKeyRevokeInputSchema)
     .output(PublisherKeyRevokedSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'key.revoke', PublisherKeyRevoked>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'key.revoke', PublisherKeyRevoked>(ctx, input, {
         types: ['key.revoke'],
         checkPath: (read) => {
           if ((read.statement as KeyRevokeStatement).key !== pathKey(input.key)) {

@@ -69,10 +69,7 @@ export const signalsRouter = router({
     .input(SignalOpenInputSchema)
     .output(SignalStatementAnswerSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'signal.open', SignalStatementAnswer>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'signal.open', SignalStatementAnswer>(ctx, input, {
         types: ['signal.open'],
         replay: replayAnswer(ctx),
         change: async (change) => {
@@ -121,10 +118,7 @@ export const signalsRouter = router({
     .input(SignalUpdateInputSchema)
     .output(SignalStatementAnswerSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<(typeof UPDATE_TYPES)[number], SignalStatementAnswer>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<(typeof UPDATE_TYPES)[number], SignalStatementAnswer>(ctx, input, {
         types: UPDATE_TYPES,
         checkPath: (read: ReadStatement<(typeof UPDATE_TYPES)[number]>) => {
           if (read.statement.signal !== input.signalId) {
