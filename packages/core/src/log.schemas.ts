@@ -11,34 +11,39 @@ import { ChainSchema, ProviderIdParamsSchema } from './schemas.js';
 /** The largest tree size a query may name: JavaScript's safe integers (the tree math's bound). */
 const MAX_LOG_SIZE = Number.MAX_SAFE_INTEGER;
 
+/** A tree size in an answer (a query's is `logSize`'s). */
+const treeSize = z.number().int().positive();
+/** A tree size a query names, from `min` to the largest the tree math takes. */
+const logSize = (description: string, min: number) => integerParam(description, min, MAX_LOG_SIZE);
+
 const base64Hash = z.string().describe('A SHA-256 hash, padded standard base64 (44 characters)');
 const proof = z
   .array(base64Hash)
   .describe("The proof's hashes in RFC 9162's order (as Go's sumdb/tlog builds and checks them)");
 
 export const InclusionProofQuerySchema = z.object({
-  index: integerParam('The entry, 0 ≤ index < size', 0, MAX_LOG_SIZE),
-  size: integerParam("A tree size, 1 ≤ size ≤ the log's size (any past checkpoint's)", 1, MAX_LOG_SIZE),
+  index: logSize('The entry, 0 ≤ index < size', 0),
+  size: logSize("A tree size, 1 ≤ size ≤ the log's size (any past checkpoint's)", 1),
 });
 export type InclusionProofQuery = z.input<typeof InclusionProofQuerySchema>;
 
 export const InclusionProofSchema = z.object({
   index: z.number().int().nonnegative().describe('The entry'),
-  size: z.number().int().positive().describe('The tree size the proof is for'),
+  size: treeSize.describe('The tree size the proof is for'),
   leafHash: base64Hash.describe("The entry's leaf hash, SHA-256(0x00 ‖ entry), padded standard base64"),
   proof,
 });
 export type InclusionProof = z.infer<typeof InclusionProofSchema>;
 
 export const ConsistencyProofQuerySchema = z.object({
-  from: integerParam('The older tree size, 1 ≤ from ≤ to', 1, MAX_LOG_SIZE),
-  to: integerParam("The newer tree size, from ≤ to ≤ the log's size", 1, MAX_LOG_SIZE),
+  from: logSize('The older tree size, 1 ≤ from ≤ to', 1),
+  to: logSize("The newer tree size, from ≤ to ≤ the log's size", 1),
 });
 export type ConsistencyProofQuery = z.input<typeof ConsistencyProofQuerySchema>;
 
 export const ConsistencyProofSchema = z.object({
-  from: z.number().int().positive().describe('The older tree size'),
-  to: z.number().int().positive().describe('The newer tree size'),
+  from: treeSize.describe('The older tree size'),
+  to: treeSize.describe('The newer tree size'),
   proof: proof.describe('The consistency proof, RFC 9162 order; empty when from = to'),
 });
 export type ConsistencyProof = z.infer<typeof ConsistencyProofSchema>;

@@ -1,11 +1,11 @@
 import { buildAuthMessage, buildLinkMessage, linkStatement, parseSignInMessage } from '@signal/core';
-import { SignalApiError, toSignalApiError } from './api-error.js';
+import { SignalApiError } from './api-error.js';
 import type { ClientOptions, MessageFormat, SignalClient, SignOutResult } from './client.types.js';
 import { logMethods } from './log-client.js';
 import { signalMethods } from './signal-reads.js';
 import type { Signer } from './signer.types.js';
 import { isExpired, memoryTokenStore } from './token.store.js';
-import { createTransport } from './transport.js';
+import { serviceTransport } from './transport.js';
 import { walk } from './walk.js';
 import type { Nonce, PageQuery, ProviderListQuery, Session } from './wire.types.js';
 
@@ -90,16 +90,10 @@ function defaultSignInDomain(baseUrl: string): string {
 const REJECTED_TOKEN = new Set(['TOKEN_EXPIRED', 'SESSION_REVOKED', 'UNAUTHORIZED']);
 
 export function createClient(options: ClientOptions): SignalClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  // Every call's failure is a SignalApiError, whatever went wrong.
+  const { baseUrl, trpc } = serviceTransport(options);
   const { signer } = options;
   const store = options.tokenStore ?? memoryTokenStore();
-
-  // Every call's failure is a SignalApiError, whatever went wrong.
-  const trpc = createTransport({
-    url: `${baseUrl}/trpc`,
-    fetch: options.fetch,
-    toError: (error) => toSignalApiError(error, baseUrl),
-  });
 
   // Bumped by signOut(): a sign-in that started before must not store its token afterwards.
   let epoch = 0;

@@ -5,12 +5,11 @@
  * publisher does is publisher-core.ts's. A separate entry, so a reader's browser bundle
  * (`@signal/sdk`, held under 7.5 KiB gzip) carries no statement code.
  */
-import { toSignalApiError } from './api-error.js';
 import { createClient as createReaderClient } from './client.js';
 import type { ClientOptions, SignalClient } from './client.types.js';
 import { logMethods } from './log-client.js';
 import { makePublisher, type Publisher, type PublisherOptions, type PublisherSigner } from './publisher-core.js';
-import { createTransport, mutateByName } from './transport.js';
+import { mutateByName, serviceTransport } from './transport.js';
 
 export type {
   Publisher,
@@ -21,14 +20,8 @@ export type {
   StatementAnswers,
   StatementType,
 } from './publisher-core.js';
-export {
-  type Ed25519Key,
-  ed25519KeyName,
-  ed25519StatementSigner,
-  generateEd25519Key,
-  type StatementSigner,
-  walletStatementSigner,
-} from './statement-signers.js';
+// Every signer: a wallet's, and an Ed25519 key's (the module holds nothing else).
+export * from './statement-signers.js';
 export type {
   Dec,
   InstantInput,
@@ -49,12 +42,7 @@ export interface CreatePublisherOptions extends PublisherOptions {
 }
 
 export function createPublisher(options: CreatePublisherOptions): Publisher {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const trpc = createTransport({
-    url: `${baseUrl}/trpc`,
-    fetch: options.fetch,
-    toError: (error) => toSignalApiError(error, baseUrl),
-  });
+  const { baseUrl, trpc } = serviceTransport(options);
   return makePublisher(
     { baseUrl, mutate: mutateByName(trpc), checkpoint: logMethods(baseUrl, trpc, options.fetch).checkpoint },
     options.providerId,

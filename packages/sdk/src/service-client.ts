@@ -9,7 +9,7 @@
 import { toSignalApiError } from './api-error.js';
 import { type CatalogueWriteMethods, catalogueWriteMethods } from './catalogue-writes.js';
 import type { EventStreamOptions } from './event-stream.js';
-import { createTransport } from './transport.js';
+import { serviceTransport } from './transport.js';
 import { walk } from './walk.js';
 import type {
   CreatedServiceKey,
@@ -83,12 +83,7 @@ export interface SignalServiceClient extends CatalogueWriteMethods {
 }
 
 export function createServiceClient(options: ServiceClientOptions): SignalServiceClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const trpc = createTransport({
-    url: `${baseUrl}/trpc`,
-    fetch: options.fetch,
-    toError: (error) => toSignalApiError(error, baseUrl),
-  });
+  const { baseUrl, trpc } = serviceTransport(options);
   const context = { token: options.key };
   const followersPage = (id: ProviderId, query: { limit?: number; cursor?: string } = {}) =>
     trpc.followers.list.query({ id, ...query }, { context });

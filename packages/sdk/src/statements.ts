@@ -10,14 +10,8 @@
 import { canonicalJson } from '@signal/core/statements/canonical-json';
 import type { StatementSigner } from './statement-signers.js';
 
-export {
-  type Ed25519Key,
-  ed25519KeyName,
-  ed25519StatementSigner,
-  generateEd25519Key,
-  type StatementSigner,
-  walletStatementSigner,
-} from './statement-signers.js';
+// Every signer: a wallet's, and an Ed25519 key's (the module holds nothing else).
+export * from './statement-signers.js';
 
 /** A decimal string: `0|[1-9][0-9]{0,19}`, optionally `.` and 1..12 digits, greater than 0 (`"97000.5"`). */
 export type Dec = string;

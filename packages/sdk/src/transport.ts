@@ -9,6 +9,7 @@
 import type { AppRouter } from '@signal/api';
 import { httpLink } from '@trpc/client/links/httpLink';
 import type { inferRouterInputs, inferRouterOutputs, TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
+import { toSignalApiError } from './api-error.js';
 
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -102,6 +103,23 @@ export function createTransport({ url, fetch, toError }: TransportOptions): Tran
       },
     );
   return new Proxy({}, { get: (_, router) => procedures(String(router)) }) as TransportClient;
+}
+
+/**
+ * @internal The transport of a client of the service at `baseUrl` (trailing slashes dropped):
+ * every call's failure a SignalApiError. Answers the base URL as used.
+ */
+export function serviceTransport(options: { baseUrl: string; fetch?: TransportOptions['fetch'] }): {
+  baseUrl: string;
+  trpc: TransportClient;
+} {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const trpc = createTransport({
+    url: `${baseUrl}/trpc`,
+    fetch: options.fetch,
+    toError: (error) => toSignalApiError(error, baseUrl),
+  });
+  return { baseUrl, trpc };
 }
 
 /**

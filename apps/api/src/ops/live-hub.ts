@@ -25,6 +25,7 @@ import { SSE_PING, sseConnected, sseError, sseEvent } from '../wire/direct-strea
 import { type LiveFollows, startLiveFollows } from './live-follows.js';
 import type { LiveEntry, LiveEvent, LiveEventReader, LiveHubFigures, LiveStream } from './live-stream.js';
 import { liveEntry } from './live-stream.js';
+import { serialPasses } from './serial-passes.js';
 
 /** Entries read at once, by the hub and by a catch-up. */
 const PAGE = 256;
@@ -61,8 +62,6 @@ export function startLiveHub(
   /** The first log index not yet written out; what the sequencer serves is `target`. */
   let position = services.logSequencer.checkpoint()?.size ?? 0;
   let target = position;
-  let running: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -168,32 +167,23 @@ export function startLiveHub(
     }
   };
 
-  const run = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await pass();
-        } catch (error) {
-          log.warn({ err: error }, 'signals.live: reading the log failed; trying again');
-          clearTimeout(retry);
-          retry = setTimeout(run, RETRY_MS);
-          retry.unref();
-        }
-      } while (again && !stopped);
-      running = undefined;
-    })();
-  };
+  const passes = serialPasses(
+    pass,
+    (error) => {
+      log.warn({ err: error }, 'signals.live: reading the log failed; trying again');
+      clearTimeout(retry);
+      retry = setTimeout(run, RETRY_MS);
+      retry.unref();
+    },
+    () => stopped,
+  );
+  const run = () => void passes.run();
 
   services.logSequencer.onAdvance((size) => {
     if (size <= target) return;
     target = size;
     // Synchronously, so that a stream admitted after this starts past what nobody was there for.
-    if (streams.size === 0 && !running) position = target;
+    if (streams.size === 0 && !passes.running()) position = target;
     else run();
   });
 
@@ -293,7 +283,7 @@ export function startLiveHub(
         stream.end();
       }
       await follows.stop();
-      await running;
+      await passes.running();
     },
   };
 }

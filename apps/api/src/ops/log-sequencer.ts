@@ -16,6 +16,7 @@ import type { NoteSigner } from '@signal/core/log';
 import { signCheckpoint } from '@signal/core/log';
 import { findLogIndexes, integrateLogEntries, type LogAcceptance, readLogState } from '@signal/db';
 import type { LogInclusion, LogSequencer, ServedCheckpoint, Services } from '../procedures/context.js';
+import { serialPasses } from './serial-passes.js';
 
 /** How often each process looks for entries accepted elsewhere (the 1 s promise has room for it). */
 const POLL_MS = 100;
@@ -31,8 +32,6 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
   const { db } = services.database;
   const waiters = new Map<number, Waiter[]>();
   let served: ServedCheckpoint | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   /** Waiters registered since the last lookup (their entry may be in the tree already). */
@@ -99,25 +98,13 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
     await wakeWaiters();
   };
 
-  const run = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await pass();
-        } catch (error) {
-          // The database away: the next poll tries again; waiters wait (bounded by their maxWaitMs).
-          services.log.warn({ err: error }, 'log sequencer pass failed');
-        }
-      } while (again && !stopped);
-      running = undefined;
-    })();
-    return running;
-  };
+  const passes = serialPasses(
+    pass,
+    // The database away: the next poll tries again; waiters wait (bounded by their maxWaitMs).
+    (error) => services.log.warn({ err: error }, 'log sequencer pass failed'),
+    () => stopped,
+  );
+  const { run } = passes;
 
   const schedule = () => {
     if (stopped) return;
@@ -168,7 +155,7 @@ export function createLogSequencer(services: Pick<Services, 'database' | 'log'>,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      await passes.running();
       for (const id of [...waiters.keys()]) settle(id, undefined);
     },
   };

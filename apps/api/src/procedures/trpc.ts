@@ -73,6 +73,8 @@ export const signInProcedure = t.procedure.use(async ({ ctx, path, next }) => {
   return result;
 });
 
+export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+
 export const walletNotFound = () =>
   new DomainError('WALLET_NOT_FOUND', 'the user of this token no longer exists; sign in again');
 

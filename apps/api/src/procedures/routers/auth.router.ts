@@ -13,6 +13,7 @@ import { parseWallet } from '@signal/core/wallet';
 import { admitNewUser, recordNonceUseAndLogin, revokeSessions } from '@signal/db';
 import { requestAddress } from '../../wire/client-address.js';
 import { NEW_USER_WINDOW_MS, newUserBudgets, newUserRefused, rateLimitedProcedure } from '../rate-limit.js';
+import { publicRead } from '../route-meta.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED, signInFields, signInMessage } from '../sign-in.js';
 import { authedProcedure, authenticate, router } from '../trpc.js';
 
@@ -22,8 +23,7 @@ const USER_AGENT_MAX = 256;
 export const authRouter = router({
   nonce: rateLimitedProcedure('auth.nonce')
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/auth/nonce',
         tags: ['auth'],
         summary: 'Get a sign-in nonce for a wallet',
@@ -39,9 +39,8 @@ export const authRouter = router({
           'nothing). Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
           'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
           'address (429 RATE_LIMITED with Retry-After).',
-        protect: false,
         example: { request: examples.nonceRequest, response: examples.nonceResponse },
-      },
+      }),
       errors: ['INVALID_WALLET', 'RATE_LIMITED', 'UNAUTHORIZED', 'SESSION_REVOKED'],
     })
     .input(NonceQuerySchema)

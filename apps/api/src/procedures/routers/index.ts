@@ -5,7 +5,6 @@ import { eventsRouter } from './events.router.js';
 import { followersRouter } from './followers.router.js';
 import { logRouter } from './log.router.js';
 import { meRouter } from './me.router.js';
-import { providerWritesRouter } from './provider-writes.router.js';
 import { providersRouter } from './providers.router.js';
 import { publisherKeysRouter } from './publisher-keys.router.js';
 import { publishersRouter } from './publishers.router.js';
@@ -18,7 +17,7 @@ import { webhooksRouter } from './webhooks.router.js';
 export const appRouter = router({
   auth: authRouter,
   me: meRouter,
-  providers: mergeRouters(providersRouter, providerWritesRouter),
+  providers: providersRouter,
   sessions: sessionsRouter,
   wallets: walletsRouter,
   keys: adminKeysRouter,

@@ -15,6 +15,7 @@ import { proveTree, toBase64 } from '@signal/core/log';
 import * as examples from '@signal/core/log-examples';
 import { logTileCache, readLogSize, storedLogTiles } from '@signal/db';
 import type { Context } from '../context.js';
+import { publicRead } from '../route-meta.js';
 import { proveInclusion } from '../statements/receipt.js';
 import { publicProcedure, router } from '../trpc.js';
 
@@ -39,8 +40,7 @@ const LOG_ERRORS = ['RATE_LIMITED'] as const;
 export const logRouter = router({
   inclusion: publicProcedure
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/log/proof/inclusion',
         tags: ['log'],
         summary: 'Inclusion proof of a log entry',
@@ -48,9 +48,8 @@ export const logRouter = router({
           'The proof that entry `index` is in the tree of `size` entries (0 ≤ index < size ≤ the log’s size: any ' +
           'past checkpoint’s size answers), with the entry’s leaf hash; check it against that checkpoint’s root ' +
           '(RFC 9162, as Go’s `tlog.CheckRecord`). Hashes are padded standard base64. Out of bounds → 400.',
-        protect: false,
         example: { request: { index: 1, size: 3 }, response: examples.inclusionProof },
-      },
+      }),
       errors: [...LOG_ERRORS],
     })
     .input(InclusionProofQuerySchema)
@@ -66,8 +65,7 @@ export const logRouter = router({
 
   consistency: publicProcedure
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/log/proof/consistency',
         tags: ['log'],
         summary: 'Consistency proof between two log sizes',
@@ -75,9 +73,8 @@ export const logRouter = router({
           'The proof that the tree of `from` entries is a prefix of the tree of `to` entries (1 ≤ from ≤ to ≤ the ' +
           'log’s size); `from = to` → an empty proof. A monitor keeps its last checkpoint and checks each new one ' +
           'with it (as Go’s `tlog.CheckTree`). Hashes are padded standard base64. Out of bounds → 400.',
-        protect: false,
         example: { request: { from: 2, to: 3 }, response: examples.consistencyProof },
-      },
+      }),
       errors: [...LOG_ERRORS],
     })
     .input(ConsistencyProofQuerySchema)

@@ -1,15 +1,14 @@
 /**
  * The operator's side of the catalogue (CONTRACT.md, Version 3): provider writes
- * (`providers:write`), published performance (`stats:write`) and the public performance chart.
- * Writes run in writeTransaction (one transaction, Idempotency-Key, events in the same
- * transaction, and the replica caught up before the answer).
+ * (`providers:write`) and published performance (`stats:write`); the public chart of what is
+ * published is read in providers.router.ts with the other public reads. Writes run in
+ * writeTransaction (one transaction, Idempotency-Key, events in the same transaction, and the
+ * replica caught up before the answer).
  */
 import {
   DomainError,
   type EventDraft,
   PerformancePublishInputSchema,
-  PerformanceQuerySchema,
-  PerformanceSchema,
   ProviderArchivedSchema,
   ProviderCreateBodySchema,
   ProviderIdParamsSchema,
@@ -22,20 +21,15 @@ import type { Database } from '@signal/db';
 import {
   appendEvents,
   createProvider,
-  findPerformance,
   isPublication,
   type ProviderWriteOutcome,
   publishPerformance,
   updateProvider,
 } from '@signal/db';
 import type { Kysely, Transaction } from 'kysely';
-import { providerPerformanceCache } from '../cache-policy.js';
-import { readLimitedProcedure } from '../rate-limit.js';
-import { readCatalogue } from '../read-replica.js';
 import { scopedProcedure } from '../service-auth.js';
-import { router } from '../trpc.js';
+import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
-import { providerNotFound } from './providers.router.js';
 
 /**
  * Applies `patch` to provider `id` in the write's transaction and records its events; 404
@@ -197,32 +191,5 @@ export const providerWritesRouter = router({
         await appendEvents(ctx.trx, [{ type: 'provider.stats.updated', data: { providerId: input.id } }]);
       }
       return stats;
-    }),
-
-  performance: readLimitedProcedure
-    .meta({
-      cache: providerPerformanceCache,
-      openapi: {
-        method: 'GET',
-        path: '/providers/{id}/performance',
-        tags: ['providers'],
-        summary: 'Performance chart of a provider',
-        description:
-          'The published NAV series as a chart over `window` (7d, 30d, 90d (default), 1y = 365 days, all), as of ' +
-          'its last date: from the base (the latest point on or before asOf − window, else the first point) to ' +
-          'asOf, `roiPct` cumulative from the base and `drawdownPct` the fall from the peak since the base. Above ' +
-          '400 points: the base, the last point of each ISO week after it, and the last point. Nothing published: ' +
-          '`asOf` null and no points. Cacheable like the stats (ETag changes with every publication).',
-        protect: false,
-        example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(PerformanceQuerySchema)
-    .output(PerformanceSchema)
-    .query(async ({ input, ctx }) => {
-      const chart = await readCatalogue(ctx, (db) => findPerformance(db, input.id, input.window, ctx.cache));
-      if (!chart) throw providerNotFound(input.id);
-      return chart;
     }),
 });

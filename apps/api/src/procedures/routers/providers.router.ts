@@ -1,7 +1,8 @@
 import {
-  DomainError,
   type FollowResult,
   FollowResultSchema,
+  PerformanceQuerySchema,
+  PerformanceSchema,
   ProviderIdParamsSchema,
   ProviderListQuerySchema,
   ProviderPageSchema,
@@ -15,6 +16,7 @@ import type { TokenClaims } from '@signal/core/token';
 import {
   type Database,
   type FollowOutcome,
+  findPerformance,
   findProvider,
   findProviderStats,
   followProvider,
@@ -22,15 +24,21 @@ import {
   unfollowProvider,
 } from '@signal/db';
 import type { Kysely } from 'kysely';
-import { providerDetailCache, providerListCache, providerStatsCache } from '../cache-policy.js';
+import {
+  providerDetailCache,
+  providerListCache,
+  providerPerformanceCache,
+  providerStatsCache,
+} from '../cache-policy.js';
 import type { Context } from '../context.js';
 import { providerListPaging } from '../paging.js';
+import { providerRead } from '../provider-read.js';
 import { followLimitedProcedure, readLimitedProcedure } from '../rate-limit.js';
 import { readCatalogue } from '../read-replica.js';
+import { publicRead } from '../route-meta.js';
 import { withSearchBudget } from '../search-budget.js';
-import { router, walletNotFound } from '../trpc.js';
-
-export const providerNotFound = (id: number) => new DomainError('PROVIDER_NOT_FOUND', `provider ${id} does not exist`);
+import { mergeRouters, providerNotFound, router, walletNotFound } from '../trpc.js';
+import { providerWritesRouter } from './provider-writes.router.js';
 
 /**
  * `/providers/{id}/follow`, POST to follow and DELETE to unfollow: one route in two directions,
@@ -75,12 +83,12 @@ async function changeFollow<Result>(
   return outcome;
 }
 
-export const providersRouter = router({
+/** The catalogue's public reads but the chart (below), and follows. */
+const catalogueRouter = router({
   list: readLimitedProcedure
     .meta({
       cache: providerListCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers',
         tags: ['providers'],
         summary: 'List providers',
@@ -97,13 +105,12 @@ export const providersRouter = router({
           'the figure fails a filter on it); `total` and `totalPages` count the matches. A cursor carries its sort and filters: sent ' +
           'alone it continues them; sent with a sort or any filter, the filter set must be the same (else 400). ' +
           'Without a token the answer carries an ETag and a short public Cache-Control.',
-        protect: false,
         example: {
           // No filter: /docs prefills "Try it out" with the example, which should list the whole catalogue.
           request: { page: 1, limit: 2, sortBy: 'followerCount', order: 'desc' },
           response: examples.providerPage,
         },
-      },
+      }),
       errors: ['RATE_LIMITED'],
     })
     .input(ProviderListQuerySchema)
@@ -119,15 +126,13 @@ export const providersRouter = router({
   get: readLimitedProcedure
     .meta({
       cache: providerDetailCache,
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}',
         tags: ['providers'],
         summary: 'One provider',
         description: 'The provider with this id; 404 `PROVIDER_NOT_FOUND` if there is none.',
-        protect: false,
         example: { request: { id: examples.provider.id }, response: examples.provider },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderIdParamsSchema)
@@ -138,29 +143,17 @@ export const providersRouter = router({
       return provider;
     }),
 
-  stats: readLimitedProcedure
-    .meta({
-      cache: providerStatsCache,
-      openapi: {
-        method: 'GET',
-        path: '/providers/{id}/stats',
-        tags: ['providers'],
-        summary: 'Statistics of a provider',
-        description:
-          'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
-          '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
-        protect: false,
-        example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
-    .output(ProviderStatsSchema)
-    .query(async ({ input, ctx }) => {
-      const stats = await readCatalogue(ctx, (db) => findProviderStats(db, input.id, ctx.services.now()));
-      if (!stats) throw providerNotFound(input.id);
-      return stats;
-    }),
+  stats: providerRead({
+    cache: providerStatsCache,
+    path: '/providers/{id}/stats',
+    summary: 'Statistics of a provider',
+    description:
+      'Follower figures come from the follow relation (followers gained = current follows created in the last ' +
+      '7 / 30 days); signal figures are stored per provider. 404 `PROVIDER_NOT_FOUND` if there is no such provider.',
+    example: { request: { id: examples.providerStats.providerId }, response: examples.providerStats },
+    answer: ProviderStatsSchema,
+    read: (ctx, id) => readCatalogue(ctx, (db) => findProviderStats(db, id, ctx.services.now())),
+  }),
 
   follow: followRoute({
     method: 'POST',
@@ -184,3 +177,38 @@ export const providersRouter = router({
     .output(UnfollowResultSchema)
     .mutation(({ input, ctx }) => changeFollow(ctx, input.id, unfollowProvider)),
 });
+
+/** The public performance chart, read like the stats from what the operator publishes. */
+const chartRouter = router({
+  performance: readLimitedProcedure
+    .meta({
+      cache: providerPerformanceCache,
+      openapi: publicRead({
+        path: '/providers/{id}/performance',
+        tags: ['providers'],
+        summary: 'Performance chart of a provider',
+        description:
+          'The published NAV series as a chart over `window` (7d, 30d, 90d (default), 1y = 365 days, all), as of ' +
+          'its last date: from the base (the latest point on or before asOf − window, else the first point) to ' +
+          'asOf, `roiPct` cumulative from the base and `drawdownPct` the fall from the peak since the base. Above ' +
+          '400 points: the base, the last point of each ISO week after it, and the last point. Nothing published: ' +
+          '`asOf` null and no points. Cacheable like the stats (ETag changes with every publication).',
+        example: { request: { id: examples.performance.providerId, window: '7d' }, response: examples.performance },
+      }),
+      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+    })
+    .input(PerformanceQuerySchema)
+    .output(PerformanceSchema)
+    .query(async ({ input, ctx }) => {
+      const chart = await readCatalogue(ctx, (db) => findPerformance(db, input.id, input.window, ctx.cache));
+      if (!chart) throw providerNotFound(input.id);
+      return chart;
+    }),
+});
+
+/**
+ * The `providers` namespace. The operator's writes (provider-writes.router.ts) come before the
+ * chart: the procedures' order is the OpenAPI document's, which lists POST
+ * /providers/{id}/performance before its GET.
+ */
+export const providersRouter = mergeRouters(catalogueRouter, providerWritesRouter, chartRouter);

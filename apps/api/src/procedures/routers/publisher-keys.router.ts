@@ -7,7 +7,6 @@
  */
 import {
   DomainError,
-  ProviderIdParamsSchema,
   type PublisherKey,
   PublisherKeyDelegateInputSchema,
   PublisherKeyListSchema,
@@ -33,11 +32,11 @@ import {
   revokePublisherKey,
 } from '@signal/db';
 import type { Context } from '../context.js';
-import { readLimitedProcedure } from '../rate-limit.js';
+import { providerList } from '../provider-read.js';
+import { statementRoute } from '../route-meta.js';
 import { acceptStatement, awaitInclusion, type Replay } from '../statements/acceptance.js';
-import { forbidden, STATEMENT_ORDER as ORDER, STATEMENT_ERRORS } from '../statements/errors.js';
+import { forbidden, STATEMENT_ORDER as ORDER } from '../statements/errors.js';
 import { publicProcedure, router } from '../trpc.js';
-import { providerNotFound } from './providers.router.js';
 
 /** A retry's answer: the first one, with the index of the entry it made (read from the log). */
 const replayWithIndex =
@@ -49,9 +48,8 @@ const iso = (instant: string) => new Date(instantMs(instant)).toISOString();
 
 export const publisherKeysRouter = router({
   delegate: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
+    .meta(
+      statementRoute({
         path: '/providers/{id}/publisher-keys',
         operationId: 'publisher-keys-delegate',
         tags: ['publishers'],
@@ -62,22 +60,14 @@ export const publisherKeysRouter = router({
           'while that wallet stays a publisher. 201 with the key and the log index of the statement, which goes to ' +
           'the log whole. A key is delegated once: another delegation of it → 409 `IDEMPOTENCY_CONFLICT`. ' +
           ORDER,
-        protect: false,
         successStatus: 201,
         example: { request: examples.delegateKeyRequest, response: examples.publisherKey },
-      },
-      errors: [...STATEMENT_ERRORS],
-      alsoAnswers: [
-        { status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' },
-      ],
-    })
+      }),
+    )
     .input(PublisherKeyDelegateInputSchema)
     .output(PublisherKeySchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'key.delegate', PublisherKey>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'key.delegate', PublisherKey>(ctx, input, {
         types: ['key.delegate'],
         replay: replayWithIndex(ctx),
         change: async ({ trx, read, signer, digest, receivedAt, checkSignature }) => {
@@ -127,36 +117,33 @@ export const publisherKeysRouter = router({
     ),
 
   revoke: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/providers/{id}/publisher-keys/{key}/revoke',
-        operationId: 'publisher-keys-revoke',
-        tags: ['publishers'],
-        summary: 'Revoke a delegated key',
-        description:
-          'Takes a `key.revoke` statement for the path’s key (the statement’s `key` must be it), signed by a ' +
-          'publisher wallet of the provider or by the key itself while it may sign: from the statement’s receipt on, ' +
-          'the key signs nothing more. 200 with the log index of the revocation, which goes to the log whole. ' +
-          'Idempotent: revoking a revoked key (by its wallet, a publisher or itself) → 200 with the first revoke’s ' +
-          'answer and nothing appended; a key never delegated for the provider → 404 `NOT_FOUND` (after the ' +
-          'signature check). ' +
-          ORDER,
-        protect: false,
-        example: {
-          request: { ...examples.delegateKeyRequest, key: examples.publisherKey.key },
-          response: examples.publisherKeyRevoked,
+    .meta(
+      statementRoute(
+        {
+          path: '/providers/{id}/publisher-keys/{key}/revoke',
+          operationId: 'publisher-keys-revoke',
+          tags: ['publishers'],
+          summary: 'Revoke a delegated key',
+          description:
+            'Takes a `key.revoke` statement for the path’s key (the statement’s `key` must be it), signed by a ' +
+            'publisher wallet of the provider or by the key itself while it may sign: from the statement’s receipt on, ' +
+            'the key signs nothing more. 200 with the log index of the revocation, which goes to the log whole. ' +
+            'Idempotent: revoking a revoked key (by its wallet, a publisher or itself) → 200 with the first revoke’s ' +
+            'answer and nothing appended; a key never delegated for the provider → 404 `NOT_FOUND` (after the ' +
+            'signature check). ' +
+            ORDER,
+          example: {
+            request: { ...examples.delegateKeyRequest, key: examples.publisherKey.key },
+            response: examples.publisherKeyRevoked,
+          },
         },
-      },
-      errors: [...STATEMENT_ERRORS, 'NOT_FOUND'],
-    })
+        ['NOT_FOUND'],
+      ),
+    )
     .input(PublisherKeyRevokeInputSchema)
     .output(PublisherKeyRevokedSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'key.revoke', PublisherKeyRevoked>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'key.revoke', PublisherKeyRevoked>(ctx, input, {
         types: ['key.revoke'],
         checkPath: (read) => {
           if ((read.statement as KeyRevokeStatement).key !== pathKey(input.key)) {
@@ -197,29 +184,17 @@ export const publisherKeysRouter = router({
       }),
     ),
 
-  list: readLimitedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/providers/{id}/publisher-keys',
-        operationId: 'publisher-keys-list',
-        tags: ['providers'],
-        summary: "A provider's delegated keys",
-        description:
-          'Every key delegated for the provider, oldest first, with the wallet that delegated it, its validity and ' +
-          '`revokedAt`. Archived providers answer 404 as for the provider.',
-        protect: false,
-        example: { request: { id: examples.publisherKey.providerId }, response: examples.publisherKeyList },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
-    .output(PublisherKeyListSchema)
-    .query(async ({ input, ctx }) => {
-      const rows = await listPublisherKeys(ctx.services.database.db, input.id);
-      if (!rows) throw providerNotFound(input.id);
-      return { items: rows.map(({ revokeAcceptance: _, ...key }) => key) };
-    }),
+  list: providerList({
+    path: '/providers/{id}/publisher-keys',
+    operationId: 'publisher-keys-list',
+    summary: "A provider's delegated keys",
+    description:
+      'Every key delegated for the provider, oldest first, with the wallet that delegated it, its validity and ' +
+      '`revokedAt`.',
+    example: { request: { id: examples.publisherKey.providerId }, response: examples.publisherKeyList },
+    answer: PublisherKeyListSchema,
+    rows: async (db, id) => (await listPublisherKeys(db, id))?.map(({ revokeAcceptance: _, ...key }) => key),
+  }),
 });
 
 /** The path's key: REST hands path parameters over as sent, and clients often percent-encode the `:`. */

@@ -7,7 +7,6 @@
  */
 import {
   DomainError,
-  ProviderIdParamsSchema,
   PublisherAddInputSchema,
   PublisherListSchema,
   PublisherRemovedSchema,
@@ -17,11 +16,10 @@ import {
 import * as examples from '@signal/core/log-examples';
 import { parseWallet } from '@signal/core/wallet';
 import { addPublisher, listPublishers, removePublisher } from '@signal/db';
-import { readLimitedProcedure } from '../rate-limit.js';
+import { providerList } from '../provider-read.js';
 import { scopedProcedure } from '../service-auth.js';
-import { router } from '../trpc.js';
+import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
-import { providerNotFound } from './providers.router.js';
 
 const writeProcedure = scopedProcedure('providers:write');
 
@@ -96,27 +94,14 @@ export const publishersRouter = router({
       return { providerId: input.id, wallet, removed: true as const };
     }),
 
-  list: readLimitedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/providers/{id}/publishers',
-        tags: ['providers'],
-        summary: "A provider's publisher wallets",
-        description:
-          'Every wallet that is or was a publisher of the provider, oldest first; removed ones carry `removedAt`. A ' +
-          'wallet added again after a removal has a row per addition. Archived providers answer 404 as for the ' +
-          'provider.',
-        protect: false,
-        example: { request: { id: examples.publisher.providerId }, response: examples.publisherList },
-      },
-      errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
-    })
-    .input(ProviderIdParamsSchema)
-    .output(PublisherListSchema)
-    .query(async ({ input, ctx }) => {
-      const items = await listPublishers(ctx.services.database.db, input.id);
-      if (!items) throw providerNotFound(input.id);
-      return { items };
-    }),
+  list: providerList({
+    path: '/providers/{id}/publishers',
+    summary: "A provider's publisher wallets",
+    description:
+      'Every wallet that is or was a publisher of the provider, oldest first; removed ones carry `removedAt`. A ' +
+      'wallet added again after a removal has a row per addition.',
+    example: { request: { id: examples.publisher.providerId }, response: examples.publisherList },
+    answer: PublisherListSchema,
+    rows: listPublishers,
+  }),
 });

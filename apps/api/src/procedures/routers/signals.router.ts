@@ -36,21 +36,20 @@ import {
   readSignals,
 } from '@signal/db';
 import { readLimitedProcedure } from '../rate-limit.js';
+import { publicRead, statementRoute } from '../route-meta.js';
 import { fullFor, invalidQuery, openCursor, pageOf, parseStatuses, sealCursor } from '../signal-paging.js';
 import { signalReader } from '../signal-reader.js';
 import { acceptStatement } from '../statements/acceptance.js';
-import { STATEMENT_ERRORS, STATEMENT_ORDER, signalClosed, signalNotFound } from '../statements/errors.js';
+import { STATEMENT_ORDER, signalClosed, signalNotFound } from '../statements/errors.js';
 import { AFTER_SIGNATURE, checkSignerAndId, recordSignal, replayAnswer } from '../statements/signal-statements.js';
-import { authedProcedure, publicProcedure, router } from '../trpc.js';
-import { providerNotFound } from './providers.router.js';
+import { authedProcedure, providerNotFound, publicProcedure, router } from '../trpc.js';
 
 const UPDATE_TYPES = ['signal.update', 'signal.close', 'signal.cancel'] as const;
 
 export const signalsRouter = router({
   open: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
+    .meta(
+      statementRoute({
         path: '/providers/{id}/signals',
         operationId: 'signals-open',
         tags: ['signals'],
@@ -63,22 +62,14 @@ export const signalsRouter = router({
           '`revealAt` adds the provider’s `revealDelaySeconds` at that moment and never moves. ' +
           STATEMENT_ORDER +
           AFTER_SIGNATURE,
-        protect: false,
         successStatus: 201,
         example: { request: examples.openSignalRequest, response: examples.signalAnswer },
-      },
-      errors: [...STATEMENT_ERRORS],
-      alsoAnswers: [
-        { status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' },
-      ],
-    })
+      }),
+    )
     .input(SignalOpenInputSchema)
     .output(SignalStatementAnswerSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<'signal.open', SignalStatementAnswer>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<'signal.open', SignalStatementAnswer>(ctx, input, {
         types: ['signal.open'],
         replay: replayAnswer(ctx),
         change: async (change) => {
@@ -97,43 +88,37 @@ export const signalsRouter = router({
     ),
 
   update: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/providers/{id}/signals/{signalId}/updates',
-        operationId: 'signals-update',
-        tags: ['signals'],
-        summary: 'Update, close or cancel a signal',
-        description:
-          'Takes a `signal.update` (`stop`, `targets`, `note`: each named one replaces the current one; at least ' +
-          'one), `signal.close` (`closePct`: that share of the original size is closed, 0 < x ≤ `openPct`; ' +
-          '`openPct` reaching 0 closes the signal) or `signal.cancel` statement whose `signal` is the path’s ' +
-          'signalId, signed as an open is. 201 with the signal after it and its receipt. ' +
-          STATEMENT_ORDER +
-          AFTER_SIGNATURE +
-          ' Then: an unknown signal → 404 `SIGNAL_NOT_FOUND`; a signal closed, cancelled or expired at the ' +
-          'statement’s receipt → 409 `SIGNAL_CLOSED`; a `closePct` beyond `openPct` → 400 naming ' +
-          '`["statement","closePct"]`. These come after the signature so that no one but a signer learns a ' +
-          'signal’s `openPct` before its reveal.',
-        protect: false,
-        successStatus: 201,
-        example: {
-          request: examples.closeSignalRequest,
-          response: { ...examples.signalAnswer, signal: examples.signal },
+    .meta(
+      statementRoute(
+        {
+          path: '/providers/{id}/signals/{signalId}/updates',
+          operationId: 'signals-update',
+          tags: ['signals'],
+          summary: 'Update, close or cancel a signal',
+          description:
+            'Takes a `signal.update` (`stop`, `targets`, `note`: each named one replaces the current one; at least ' +
+            'one), `signal.close` (`closePct`: that share of the original size is closed, 0 < x ≤ `openPct`; ' +
+            '`openPct` reaching 0 closes the signal) or `signal.cancel` statement whose `signal` is the path’s ' +
+            'signalId, signed as an open is. 201 with the signal after it and its receipt. ' +
+            STATEMENT_ORDER +
+            AFTER_SIGNATURE +
+            ' Then: an unknown signal → 404 `SIGNAL_NOT_FOUND`; a signal closed, cancelled or expired at the ' +
+            'statement’s receipt → 409 `SIGNAL_CLOSED`; a `closePct` beyond `openPct` → 400 naming ' +
+            '`["statement","closePct"]`. These come after the signature so that no one but a signer learns a ' +
+            'signal’s `openPct` before its reveal.',
+          successStatus: 201,
+          example: {
+            request: examples.closeSignalRequest,
+            response: { ...examples.signalAnswer, signal: examples.signal },
+          },
         },
-      },
-      errors: [...STATEMENT_ERRORS, 'SIGNAL_NOT_FOUND', 'SIGNAL_CLOSED'],
-      alsoAnswers: [
-        { status: 200, description: 'The same body again, byte for byte: the first answer, nothing appended' },
-      ],
-    })
+        ['SIGNAL_NOT_FOUND', 'SIGNAL_CLOSED'],
+      ),
+    )
     .input(SignalUpdateInputSchema)
     .output(SignalStatementAnswerSchema)
     .mutation(({ input, ctx }) =>
-      acceptStatement<(typeof UPDATE_TYPES)[number], SignalStatementAnswer>({
-        ctx,
-        body: input,
-        providerId: input.id,
+      acceptStatement<(typeof UPDATE_TYPES)[number], SignalStatementAnswer>(ctx, input, {
         types: UPDATE_TYPES,
         checkPath: (read: ReadStatement<(typeof UPDATE_TYPES)[number]>) => {
           if (read.statement.signal !== input.signalId) {
@@ -178,8 +163,7 @@ export const signalsRouter = router({
 
   get: readLimitedProcedure
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}/signals/{signalId}',
         operationId: 'signals-get',
         tags: ['signals'],
@@ -191,9 +175,8 @@ export const signalsRouter = router({
           'public’s view. The answer depends on the reader: `Cache-Control: no-store`. A signal shows once its ' +
           'open is in the log’s tree (within a second of its acceptance), each statement once it is. Unknown or ' +
           'archived provider → 404 `PROVIDER_NOT_FOUND`; unknown signal → 404 `SIGNAL_NOT_FOUND`.',
-        protect: false,
         example: { request: { id: 5, signalId: examples.signal.id }, response: examples.unrevealedSignal },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'SIGNAL_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(SignalParamsSchema)
@@ -213,8 +196,7 @@ export const signalsRouter = router({
 
   list: readLimitedProcedure
     .meta({
-      openapi: {
-        method: 'GET',
+      openapi: publicRead({
         path: '/providers/{id}/signals',
         operationId: 'signals-list',
         tags: ['signals'],
@@ -224,9 +206,8 @@ export const signalsRouter = router({
           '`status` keeps a comma list of `open`, `closed`, `cancelled`, `expired` (expiry judged now). Content as ' +
           'for a single signal (the reader decides; `Cache-Control: no-store`). A cursor keeps its `status`; ' +
           'another `status` with it → 400. Unknown or archived provider → 404.',
-        protect: false,
         example: { request: { id: 5, limit: 20, status: 'open,closed' }, response: examples.signalList },
-      },
+      }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
     })
     .input(ProviderSignalsQuerySchema)

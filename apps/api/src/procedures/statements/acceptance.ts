@@ -28,7 +28,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Context, LogInclusion } from '../context.js';
 import { countSignerStatement } from '../rate-limit.js';
 import { awaitReplicaAfterWrite } from '../read-replica.js';
-import { providerNotFound } from '../routers/providers.router.js';
+import { providerNotFound } from '../trpc.js';
 
 /** How long an answer waits for its entry to be in a signed checkpoint (promised within 1 s). */
 const INCLUSION_WAIT_MS = 15_000;
@@ -81,10 +81,8 @@ export interface Replay {
   acceptance: LogAcceptance;
 }
 
+/** What a statement route does beyond the common steps, in their order. */
 interface StatementRoute<T extends StatementType, A> {
-  ctx: Context;
-  body: unknown;
-  providerId: number;
   types: readonly T[];
   /** A check of the read statement against the path beyond `provider` (a revoke's key). */
   checkPath?: (read: ReadStatement<T>) => void;
@@ -98,15 +96,18 @@ class Answered<A> {
   constructor(readonly earlier: StatementOutcome<A>) {}
 }
 
-/** Runs a statement route (see the file's comment); sets the status and returns the answer's data. */
-export async function acceptStatement<T extends StatementType, A>(route: StatementRoute<T, A>): Promise<A> {
-  const { ctx } = route;
+/**
+ * Runs a statement route (see the file's comment) on its input, the path's provider (`id`) and
+ * the body; sets the status and returns the answer's data.
+ */
+export async function acceptStatement<T extends StatementType, A>(
+  ctx: Context,
+  input: { id: number },
+  route: StatementRoute<T, A>,
+): Promise<A> {
+  const providerId = input.id;
   const { config, database, logSequencer, now, evmChain } = ctx.services;
-  const read = readStatement(route.body, {
-    origin: logSequencer.origin,
-    providerId: route.providerId,
-    types: route.types,
-  });
+  const read = readStatement(input, { origin: logSequencer.origin, providerId, types: route.types });
   route.checkPath?.(read);
   const digest = statementDigest({ statement: read.text, signer: read.signer, signature: read.signature });
   const retry = async (db: Kysely<Database>) => {
@@ -123,7 +124,7 @@ export async function acceptStatement<T extends StatementType, A>(route: Stateme
   await countSignerStatement(ctx, signer.id);
 
   const outcome = await database.db.transaction().execute(async (trx) => {
-    if (!(await lockProviderForStatement(trx, route.providerId))) throw providerNotFound(route.providerId);
+    if (!(await lockProviderForStatement(trx, providerId))) throw providerNotFound(providerId);
     const concurrent = await retry(trx);
     if (concurrent) return { kind: 'retry' as const, replay: concurrent };
     try {
