@@ -103,14 +103,13 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // rejection carries the failure; the pool drops the dead client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = options.preparedStatements ?? false;
-  const arrayRows = arrayRowConfigs();
   // pg's promise with the rows taken off it (no async frame: it runs for every hot statement, see
   // compiled-query.ts). The plain path (keyed rows, unnamed) hands pg the text and values; a
   // named statement, a Query built from its text (namedQuery); array rows, pg's own query config
-  // with `rowMode: 'array'`, one per statement (arrayRowConfigs), and the call's values.
+  // with `rowMode: 'array'`.
   const run = (sql: string, parameters: unknown[], name: string | undefined, rowMode: 'array' | undefined) =>
     rowMode !== undefined
-      ? pool.query(arrayRows(sql, name), parameters)
+      ? pool.query({ text: sql, values: parameters, rowMode, ...(name === undefined ? {} : { name }) })
       : name === undefined
         ? pool.query(sql, parameters)
         : (pool.query(namedQuery(sql, parameters, name) as never) as unknown as Promise<pg.QueryResult>);
@@ -175,29 +174,6 @@ function namedQuery(text: string, values: unknown[], name: string): pg.Query {
   const query = new pg.Query(text, values) as pg.Query & { name?: string };
   query.name = name;
   return query;
-}
-
-/**
- * pg's query config `{ text, name, rowMode: 'array' }` for a statement, made once and reused by
- * every call (its values are pool.query's second argument). pg copies a config through its
- * property descriptors before reading it, keeping the config's prototype (`cloneQueryConfig` in
- * pg's utils); the fields of this one are its prototype's, so the copy has none to copy (what
- * that saves, and the keyed row template pg's result still builds per statement: BENCH.md,
- * "Where the service's CPU went"). test/compiled-query.test.ts reads array rows named,
- * unnamed and in a transaction, so a pg that copied own fields only would fail there.
- */
-function arrayRowConfigs(): (text: string, name: string | undefined) => pg.QueryConfig {
-  const configs = new Map<string, pg.QueryConfig>();
-  return (text, name) => {
-    const key = name ?? text;
-    let config = configs.get(key);
-    if (!config) {
-      const fields = { text, rowMode: 'array', ...(name === undefined ? {} : { name }) };
-      config = Object.create(fields) as pg.QueryConfig;
-      configs.set(key, config);
-    }
-    return config;
-  };
 }
 
 function createPglite(dataDir: string | undefined): DatabaseHandle {
