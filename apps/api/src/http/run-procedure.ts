@@ -7,9 +7,10 @@
  *
  * What differs is the cost. tRPC builds each level's options by copying the previous level's
  * twice (object spreads compiled to a helper, `_objectSpread2`), plus the procedure lookup's
- * own async step; here each level gets one object literal (figures in LAB-NOTES.md, "tRPC 11 and
- * zod 4"; tRPC's own call in its place counted 1,004k instructions a detail request against
- * 773k with this one, issue 37, BENCH.md). It reads the procedure's `_def` (its middlewares,
+ * own async step; here each level gets one object literal. tRPC's own call in its place, given
+ * only the five options it needs, counted 692k instructions a detail request against 462k with
+ * this one: +206k in V8's descriptor copying, zod's and tRPC's own code unchanged (BENCH.md,
+ * "Where the service's CPU went"). It reads the procedure's `_def` (its middlewares,
  * type and meta; `ProcedureDef` below); tRPC is pinned to one version (the catalog in
  * pnpm-workspace.yaml, checked by test/trpc/trpc-internals.test.ts), and the whole API
  * test suite runs through this call. With this call, tRPC's `_objectSpread2` runs only while
