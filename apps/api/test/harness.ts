@@ -20,7 +20,7 @@ import bs58 from 'bs58';
 import type { Logger } from 'pino';
 import nacl from 'tweetnacl';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { beforeAll } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { type AppRouter, type Config, createServer, loadConfig } from '../src/index.js';
 
 export type TestApi = StartedApi<Config, DatabaseHandle>;
@@ -203,6 +203,14 @@ export async function signIn(
     expiresAt: string;
     sessionId: string;
   };
+}
+
+/** Signs `wallet` in and asserts that it belongs to no one now: it makes a new user, not `formerUserId`. */
+export async function walletSignsInAsNewUser(api: { url: string }, wallet: TestWallet, formerUserId: number) {
+  const session = await signIn(api, wallet);
+  expect(session.isNewUser).toBe(true);
+  expect(session.user.id).not.toBe(formerUserId);
+  return session;
 }
 
 /** The tokens of `count` new users, each signed in (one after another) with a fresh EVM wallet. */

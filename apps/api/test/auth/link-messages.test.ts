@@ -8,7 +8,16 @@
  * kind of signed message is accepted by the other route.
  */
 import { describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, solanaWallet, type TestWallet, useApi } from '../harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  signIn,
+  solanaWallet,
+  type TestWallet,
+  useApi,
+  walletSignsInAsNewUser,
+} from '../harness.js';
 
 /** The default SIWE/SIWS sign-in statement (SIGN_IN_STATEMENT unset). */
 const SIGN_IN_STATEMENT = 'Sign in to Signal. This request will not trigger a blockchain transaction or cost any fees.';
@@ -65,9 +74,7 @@ describe.each(['postgres', 'pglite'] as const)('link messages on %s', (backend) 
     // Nothing was linked: the attacker has one wallet, and the victim's signs in as a new user.
     const wallets = await call(api, 'GET', '/me/wallets', { token: attacker.token });
     expect(wallets.body.items.map((item: { wallet: string }) => item.wallet)).toEqual([attacker.user.wallet]);
-    const own = await signIn(api, victim);
-    expect(own.isNewUser).toBe(true);
-    expect(own.user.id).not.toBe(attacker.user.id);
+    await walletSignsInAsNewUser(api, victim, attacker.user.id);
   });
 
   it('neither signed message passes for the other: a sign-in links nothing, a link signs no one in', async () => {

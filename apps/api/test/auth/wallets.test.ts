@@ -15,6 +15,7 @@ import {
   type TestWallet,
   trpcClient,
   useServerPair,
+  walletSignsInAsNewUser,
 } from '../harness.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -210,11 +211,7 @@ describe.each(['postgres', 'pglite'] as const)('several wallets per user on %s',
     );
 
     // Unlinked wallets belong to nobody: each signs a new user in.
-    for (const wallet of [sol, primary]) {
-      const fresh = await signIn(b, wallet);
-      expect(fresh.isNewUser).toBe(true);
-      expect(fresh.user.id).not.toBe(start.user.id);
-    }
+    for (const wallet of [sol, primary]) await walletSignsInAsNewUser(b, wallet, start.user.id);
   });
 
   it('Idempotency-Key: a retry gets the first answer (its nonce is not spent twice); another body → 409', async () => {

@@ -21,8 +21,7 @@ const ORIGIN = 'lifecycle.test/signals';
 
 describeBackends('signal lifecycle on %s', (backend) => {
   const { a, b } = useServerPair(backend, { ADMIN_KEY, LOG_ORIGIN: ORIGIN });
-  const evm = evmWallet();
-  const wallet = walletSigner(evm);
+  const wallet = walletSigner(evmWallet());
   let verifierKey: string;
   let events: string;
   let desk: SignalDesk;
@@ -31,7 +30,7 @@ describeBackends('signal lifecycle on %s', (backend) => {
   beforeAll(async () => {
     const writer = await createServiceKey(a, ADMIN_KEY, 'writer', ['providers:write']);
     events = await createServiceKey(a, ADMIN_KEY, 'events', ['events:read']);
-    desk = await newDesk(a, ORIGIN, writer, [evm.address]);
+    desk = await newDesk(a, ORIGIN, writer, [wallet.signer]);
     deskB = { ...desk, api: b };
     verifierKey = await fetchVerifierKey(a.url);
   });
@@ -86,7 +85,7 @@ describeBackends('signal lifecycle on %s', (backend) => {
         receivedAt: logged.receivedAt,
         commitment: commitmentOf(body.statement),
         statement: body.statement,
-        signer: evm.address,
+        signer: wallet.signer,
         signature: body.signature,
       },
     ]);

@@ -42,8 +42,7 @@ interface WireSignal {
 describeBackends('signal reads on %s', (backend) => {
   const log = logCapture();
   const api = useApi(backend, { env: { ADMIN_KEY, LOG_ORIGIN: ORIGIN }, logger: log.logger });
-  const evm = evmWallet();
-  const wallet = walletSigner(evm);
+  const wallet = walletSigner(evmWallet());
   let writer: string;
   let events: string;
   let reader: string;
@@ -59,8 +58,8 @@ describeBackends('signal reads on %s', (backend) => {
     events = await createServiceKey(api, ADMIN_KEY, 'events', ['events:read']);
     reader = await createServiceKey(api, ADMIN_KEY, 'reader', ['signals:read']);
     plainKey = await createServiceKey(api, ADMIN_KEY, 'plain', ['followers:read']);
-    delayed = await newDesk(api, ORIGIN, writer, [evm.address], REVEAL_SECONDS);
-    open = await newDesk(api, ORIGIN, writer, [evm.address]);
+    delayed = await newDesk(api, ORIGIN, writer, [wallet.signer], REVEAL_SECONDS);
+    open = await newDesk(api, ORIGIN, writer, [wallet.signer]);
     follower = (await signIn(api, evmWallet())).token;
     stranger = (await signIn(api, evmWallet())).token;
     for (const desk of [delayed, open]) {
@@ -160,7 +159,7 @@ describeBackends('signal reads on %s', (backend) => {
   });
 
   it('filters by status (expiry judged now), refuses a bad status, and a cursor keeps its status', async () => {
-    const desk = await newDesk(api, ORIGIN, writer, [evm.address]);
+    const desk = await newDesk(api, ORIGIN, writer, [wallet.signer]);
     const ids: Record<string, string> = {};
     for (const status of ['open', 'closed', 'cancelled', 'expired']) {
       const extra = status === 'expired' ? { expiresAt: new Date(Date.now() + 600).toISOString() } : {};

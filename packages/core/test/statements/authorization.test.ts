@@ -34,6 +34,15 @@ const signers = (fields: Partial<ProviderSigners> = {}): ProviderSigners => ({
   ...fields,
 });
 
+/** WALLET a publisher from `addedAt` until `removedAt`, then again (a second row) from `readdedAt` on. */
+const removedAndReadded = (addedAt: Date, removedAt: Date, readdedAt: Date): ProviderSigners =>
+  signers({
+    publishers: [
+      { wallet: WALLET, addedAt, removedAt },
+      { wallet: WALLET, addedAt: readdedAt, removedAt: null },
+    ],
+  });
+
 describe('publisher wallets', () => {
   it('sign from addedAt until (not at) removedAt', () => {
     const removed = signers({
@@ -51,12 +60,7 @@ describe('publisher wallets', () => {
   });
 
   it('sign again in a later row once re-added, and not in the gap', () => {
-    const readded = signers({
-      publishers: [
-        { wallet: WALLET, addedAt: at('09:00:00.000'), removedAt: at('10:30:00.000') },
-        { wallet: WALLET, addedAt: at('11:00:00.000'), removedAt: null },
-      ],
-    });
+    const readded = removedAndReadded(at('09:00:00.000'), at('10:30:00.000'), at('11:00:00.000'));
     expect(signerRightAt(readded, WALLET, at('10:45:00.000')).allowed).toBe(false);
     expect(signerRightAt(readded, WALLET, at('11:00:00.000')).allowed).toBe(true);
   });
@@ -88,12 +92,7 @@ describe('delegated keys', () => {
 
   it('end with their wallet, between two statements, and stay dead when it is added again', () => {
     const removedAt = at('10:30:00.000');
-    const state = signers({
-      publishers: [
-        { wallet: WALLET, addedAt: at('09:00:00.000'), removedAt },
-        { wallet: WALLET, addedAt: at('10:45:00.000'), removedAt: null },
-      ],
-    });
+    const state = removedAndReadded(at('09:00:00.000'), removedAt, at('10:45:00.000'));
     expect(signerRightAt(state, KEY, plus(removedAt, -1)).allowed).toBe(true);
     expect(signerRightAt(state, KEY, removedAt)).toEqual({ allowed: false, reason: 'key wallet removed' });
     expect(signerRightAt(state, KEY, at('11:00:00.000'))).toEqual({ allowed: false, reason: 'key wallet removed' });
@@ -102,12 +101,7 @@ describe('delegated keys', () => {
   });
 
   it('delegated in a later row live in that row', () => {
-    const state = signers({
-      publishers: [
-        { wallet: WALLET, addedAt: at('08:00:00.000'), removedAt: at('09:00:00.000') },
-        { wallet: WALLET, addedAt: at('09:30:00.000'), removedAt: null },
-      ],
-    });
+    const state = removedAndReadded(at('08:00:00.000'), at('09:00:00.000'), at('09:30:00.000'));
     expect(signerRightAt(state, KEY, at('11:00:00.000')).allowed).toBe(true);
   });
 
