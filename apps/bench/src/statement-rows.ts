@@ -21,11 +21,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { canonicalJson, checkStatementRequest, verifyStatementSignatureLocally } from '@signal/core/statements';
 import { verifyEd25519Signature, verifyEvmSignature } from '@signal/core/verify';
-import secp256k1 from 'secp256k1';
 import { keccak256 } from 'viem';
 import { callFor, median } from './load.js';
 import { type Figures, type Row, row, type Verdict } from './report.js';
-import { type BenchWallet, bareVerifySolana, evmWallet, solanaWallet } from './wallets.js';
+import { type BenchWallet, bareVerifySolana, evmSignatureRecovers, evmWallet, solanaWallet } from './wallets.js';
 
 export const STATEMENT_KEYS = ['statement-evm', 'statement-solana', 'statement-ed25519'] as const;
 export type StatementKey = (typeof STATEMENT_KEYS)[number];
@@ -42,24 +41,9 @@ interface Input {
 
 /** EIP-191 personal_sign straight on libsecp256k1 and keccak, the hash over the bytes themselves. */
 function rawVerifyEvm(address: string, message: string, signature: string): boolean {
-  const bytes = Buffer.from(signature.slice(2), 'hex');
-  if (bytes.length !== 65) return false;
-  const v = bytes[64] as number;
   const body = Buffer.from(message, 'utf8');
   const prefixed = Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, 'latin1'), body]);
-  try {
-    const publicKey = secp256k1.ecdsaRecover(
-      bytes.subarray(0, 64),
-      v >= 27 ? v - 27 : v,
-      keccak256(prefixed, 'bytes'),
-      false,
-    );
-    return Buffer.from(keccak256(publicKey.subarray(1), 'bytes').subarray(12)).equals(
-      Buffer.from(address.slice(2), 'hex'),
-    );
-  } catch {
-    return false;
-  }
+  return evmSignatureRecovers(address, keccak256(prefixed, 'bytes'), signature);
 }
 
 function inputs(key: StatementKey): Input[] {

@@ -72,16 +72,20 @@ export function solanaWallet(seed?: Buffer): BenchWallet {
 
 /** EIP-191 personal_sign check straight on libsecp256k1: hash, recover, keccak, compare. */
 export function bareVerifyEvm(address: string, message: string, signature: string): boolean {
+  return evmSignatureRecovers(address, hashMessage(message, 'bytes'), signature);
+}
+
+/**
+ * Whether the 65-byte `r || s || v` `signature` (hex, `0x` optional) over the 32-byte `digest`
+ * recovers to `address` on libsecp256k1: recover the public key, keccak it, compare the last 20
+ * bytes. The one raw EVM check: both the baseline's verifier and `statement-rows`' raw one.
+ */
+export function evmSignatureRecovers(address: string, digest: Uint8Array, signature: string): boolean {
   const bytes = Buffer.from(signature.startsWith('0x') ? signature.slice(2) : signature, 'hex');
   if (bytes.length !== 65) return false;
   const v = bytes[64] as number;
   try {
-    const publicKey = secp256k1.ecdsaRecover(
-      bytes.subarray(0, 64),
-      v >= 27 ? v - 27 : v,
-      hashMessage(message, 'bytes'),
-      false,
-    );
+    const publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), v >= 27 ? v - 27 : v, digest, false);
     const recovered = Buffer.from(keccak256(publicKey.subarray(1), 'bytes').subarray(12));
     return recovered.equals(Buffer.from(address.slice(2), 'hex'));
   } catch {

@@ -12,15 +12,8 @@ export type {
 } from './client.types.js';
 export type { EventStreamOptions } from './event-stream.js';
 export type { LogMethods } from './log-client.js';
-export type {
-  Publisher,
-  PublisherOptions,
-  PublisherPreparations,
-  PublisherSigner,
-  SignedStatement,
-  StatementAnswers,
-  StatementType,
-} from './publisher-core.js';
+// The publisher's types (its code is `@signal/sdk/publisher`'s).
+export type * from './publisher.types.js';
 export { createServiceClient, type ServiceClientOptions, type SignalServiceClient } from './service-client.js';
 export type { Signer } from './signer.types.js';
 export {

@@ -11,15 +11,7 @@ import { logMethods } from './log-client.js';
 import { makePublisher, type Publisher, type PublisherOptions, type PublisherSigner } from './publisher-core.js';
 import { mutateByName, serviceTransport } from './transport.js';
 
-export type {
-  Publisher,
-  PublisherOptions,
-  PublisherPreparations,
-  PublisherSigner,
-  SignedStatement,
-  StatementAnswers,
-  StatementType,
-} from './publisher-core.js';
+export type * from './publisher.types.js';
 // Every signer: a wallet's, and an Ed25519 key's (the module holds nothing else).
 export * from './statement-signers.js';
 export type {

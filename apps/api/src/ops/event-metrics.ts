@@ -9,17 +9,15 @@ import { figureGauges } from './figure-gauges.js';
 import type { Metrics } from './metrics.js';
 
 export function eventMetrics(metrics: Metrics, services: Pick<Services, 'database'>): void {
-  figureGauges(metrics, () => feedFigures(services.database.db), [
-    [
+  figureGauges(metrics, () => feedFigures(services.database.db), {
+    numbered: [
       'signal_events_written',
       'Events committed and numbered for the feed, since the database began (every server reports the same)',
-      (figures) => figures.numbered,
     ],
-    [
+    lagSeconds: [
       'signal_events_feed_lag_seconds',
       'Age of the oldest committed event the feed has not numbered yet (0 when none waits)',
-      (figures) => figures.lagSeconds,
     ],
-  ]);
+  });
   metrics.gauge('signal_events_streams_open', 'events.stream subscriptions open on this server', openStreams);
 }

@@ -1,15 +1,21 @@
 /**
  * Gauges of figures the database computes together (one query, read again at every scrape so
- * every server reports the same): a row per gauge, its name, help and the figure it shows.
+ * every server reports the same): per figure shown, the gauge's name and help, in the order the
+ * gauges are registered.
  */
 import type { Metrics } from './metrics.js';
 
-export type FigureGauge<Figures> = readonly [name: string, help: string, pick: (figures: Figures) => number];
+export type FigureGauges<Figures extends Record<string, number>> = {
+  readonly [K in keyof Figures]?: readonly [name: string, help: string];
+};
 
-export function figureGauges<Figures>(
+export function figureGauges<Figures extends Record<string, number>>(
   metrics: Metrics,
   read: () => Promise<Figures>,
-  gauges: readonly FigureGauge<Figures>[],
+  gauges: FigureGauges<Figures>,
 ): void {
-  for (const [name, help, pick] of gauges) metrics.gauge(name, help, async () => pick(await read()));
+  for (const figure of Object.keys(gauges) as (keyof Figures & string)[]) {
+    const [name, help] = gauges[figure] as readonly [string, string];
+    metrics.gauge(name, help, async () => (await read())[figure] as number);
+  }
 }

@@ -20,17 +20,12 @@ export function webhookMetrics(
       'attempt scheduled), failed (failed for good: schedule spent, 410, endpoint disabled)',
     ['succeeded', 'retrying', 'failed'] satisfies DeliveryOutcomeLabel[],
   );
-  figureGauges(metrics, () => webhookFigures(services.database.db), [
-    [
+  figureGauges(metrics, () => webhookFigures(services.database.db), {
+    oldestAgeSeconds: [
       'signal_webhook_oldest_undelivered_seconds',
       'Age of the oldest event with a webhook delivery still pending (0 when none waits)',
-      (figures) => figures.oldestAgeSeconds,
     ],
-    [
-      'signal_webhook_deliveries_pending',
-      'Webhook deliveries waiting for a (next) attempt',
-      (figures) => figures.pending,
-    ],
-  ]);
+    pending: ['signal_webhook_deliveries_pending', 'Webhook deliveries waiting for a (next) attempt'],
+  });
   return attempt;
 }

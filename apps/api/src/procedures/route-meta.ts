@@ -14,6 +14,15 @@ export type Words = Omit<OpenApi, 'method' | 'protect'>;
 /** A public read: GET, without a credential (its operation has no security in the document). */
 export const publicRead = (openapi: Words): OpenApi => ({ method: 'GET', ...openapi, protect: false });
 
+/**
+ * A read of the signed-in user's own data: GET with the bearer token (`authedProcedure`), and 404
+ * `WALLET_NOT_FOUND` when the token is valid but its user no longer exists.
+ */
+export const signedInRead = (openapi: Words): Meta => ({
+  openapi: { method: 'GET', ...openapi, protect: true },
+  errors: ['WALLET_NOT_FOUND'],
+});
+
 /** A retry of a statement route that creates: the first answer again, with 200. */
 const REPLAYED = {
   status: 200 as const,

@@ -36,6 +36,9 @@ export function scopedProcedure(scope: Scope) {
   });
 }
 
+/** The catalogue's writes, providers' and their publishers' alike: admitted with a `providers:write` key. */
+export const providerWriteProcedure = scopedProcedure('providers:write');
+
 /**
  * A service key's check left to the read it admits: the read joins the key's row in its own
  * statement (one round trip, not two) and answers only if the key is live and holds the scope.

@@ -177,6 +177,14 @@ func parsePairs(s string) [][2]int64 {
 	return pairs
 }
 
+// forEachPair calls each with every pair of a flag's list, and the pair's name in failures (name's
+// format, given the pair).
+func forEachPair(list, name string, each func(a, b int64, what string)) {
+	for _, pair := range parsePairs(list) {
+		each(pair[0], pair[1], fmt.Sprintf(name, pair[0], pair[1]))
+	}
+}
+
 func equalProofs(a, b []tlog.Hash) bool {
 	if len(a) != len(b) {
 		return false
@@ -295,67 +303,67 @@ func main() {
 		return h
 	}
 
-	for _, pair := range parsePairs(*inclusion) {
-		index, s := pair[0], pair[1]
-		body, err := get(fmt.Sprintf("%s/log/proof/inclusion?index=%d&size=%d", *base, index, s))
-		if err != nil {
-			fail("inclusion proof: %v", err)
-		}
+	forEachPair(*inclusion, "inclusion proof %d@%d", func(index, s int64, what string) {
 		var got struct {
 			Index    int64       `json:"index"`
 			Size     int64       `json:"size"`
 			LeafHash tlog.Hash   `json:"leafHash"`
 			Proof    []tlog.Hash `json:"proof"`
 		}
-		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&got); err != nil {
-			fail("inclusion proof %d@%d: %v", index, s, err)
-		}
+		getJSON(what, fmt.Sprintf("%s/log/proof/inclusion?index=%d&size=%d", *base, index, s), &got)
 		if got.Index != index || got.Size != s {
-			fail("inclusion proof %d@%d answered for %d@%d", index, s, got.Index, got.Size)
+			fail("%s answered for %d@%d", what, got.Index, got.Size)
 		}
 		leaf, err := hr.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
 		if err != nil || leaf[0] != got.LeafHash {
-			fail("inclusion proof %d@%d: leafHash %v is not the tree's leaf", index, s, got.LeafHash)
-		}
-		if err := tlog.CheckRecord(got.Proof, s, rootAt(s), index, got.LeafHash); err != nil {
-			fail("inclusion proof %d@%d: CheckRecord: %v", index, s, err)
+			fail("%s: leafHash %v is not the tree's leaf", what, got.LeafHash)
 		}
 		want, err := tlog.ProveRecord(s, index, hr)
-		if err != nil || !equalProofs(got.Proof, want) {
-			fail("inclusion proof %d@%d is not Go's ProveRecord", index, s)
-		}
+		checkProof(what, "CheckRecord", tlog.CheckRecord(got.Proof, s, rootAt(s), index, got.LeafHash),
+			"ProveRecord", got.Proof, want, err)
 		out.Inclusion++
-	}
+	})
 
-	for _, pair := range parsePairs(*consistency) {
-		from, to := pair[0], pair[1]
-		body, err := get(fmt.Sprintf("%s/log/proof/consistency?from=%d&to=%d", *base, from, to))
-		if err != nil {
-			fail("consistency proof: %v", err)
-		}
+	forEachPair(*consistency, "consistency proof %d→%d", func(from, to int64, what string) {
 		var got struct {
 			From  int64       `json:"from"`
 			To    int64       `json:"to"`
 			Proof []tlog.Hash `json:"proof"`
 		}
-		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&got); err != nil {
-			fail("consistency proof %d→%d: %v", from, to, err)
-		}
+		getJSON(what, fmt.Sprintf("%s/log/proof/consistency?from=%d&to=%d", *base, from, to), &got)
 		if got.From != from || got.To != to {
-			fail("consistency proof %d→%d answered for %d→%d", from, to, got.From, got.To)
-		}
-		if err := tlog.CheckTree(got.Proof, to, rootAt(to), from, rootAt(from)); err != nil {
-			fail("consistency proof %d→%d: CheckTree: %v", from, to, err)
+			fail("%s answered for %d→%d", what, got.From, got.To)
 		}
 		want, err := tlog.ProveTree(to, from, hr)
-		if err != nil || !equalProofs(got.Proof, want) {
-			fail("consistency proof %d→%d is not Go's ProveTree", from, to)
-		}
+		checkProof(what, "CheckTree", tlog.CheckTree(got.Proof, to, rootAt(to), from, rootAt(from)),
+			"ProveTree", got.Proof, want, err)
 		out.Consistency++
-	}
+	})
 
 	out.TilesFetched = tr.fetched
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fail("%v", err)
+	}
+}
+
+// getJSON fetches url and decodes its JSON answer into v; what names the answer in a failure.
+func getJSON(what, url string, v any) {
+	body, err := get(url)
+	if err != nil {
+		fail("%s: %v", what, err)
+	}
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(v); err != nil {
+		fail("%s: %v", what, err)
+	}
+}
+
+// checkProof fails unless a served proof checked against the roots (checkErr, from Go's checker
+// named check) and is the very proof Go's own prover (named prove) makes: want, or proveErr.
+func checkProof(what, check string, checkErr error, prove string, got, want []tlog.Hash, proveErr error) {
+	if checkErr != nil {
+		fail("%s: %s: %v", what, check, checkErr)
+	}
+	if proveErr != nil || !equalProofs(got, want) {
+		fail("%s is not Go's %s", what, prove)
 	}
 }

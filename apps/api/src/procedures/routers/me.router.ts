@@ -3,24 +3,22 @@ import * as examples from '@signal/core/examples';
 import { findUserById, listFollowing } from '@signal/db';
 import { z } from 'zod';
 import { resolvePaging } from '../paging.js';
+import { signedInRead } from '../route-meta.js';
 import { authedProcedure, router, walletNotFound } from '../trpc.js';
 
 export const meRouter = router({
   get: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
+    .meta(
+      signedInRead({
         path: '/me',
         tags: ['me'],
         summary: 'The signed-in user',
         description:
           'The user the bearer token was issued to, with the number of providers it follows. ' +
           '404 `WALLET_NOT_FOUND` if the token is valid but its user no longer exists.',
-        protect: true,
         example: { response: examples.user },
-      },
-      errors: ['WALLET_NOT_FOUND'],
-    })
+      }),
+    )
     .input(z.void())
     .output(UserSchema)
     .query(async ({ ctx }) => {
@@ -30,9 +28,8 @@ export const meRouter = router({
     }),
 
   following: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
+    .meta(
+      signedInRead({
         path: '/me/following',
         tags: ['me'],
         summary: 'Providers the signed-in user follows',
@@ -40,11 +37,9 @@ export const meRouter = router({
           'A page of the providers the signed-in user follows, newest follow first; each item is a provider ' +
           'with `followedAt`. Past the last page the items are empty. Instead of `page`, `cursor` takes the ' +
           '`nextCursor` of an earlier page (`page` is then null).',
-        protect: true,
         example: { request: { page: 1, limit: 20 }, response: examples.followingPage },
-      },
-      errors: ['WALLET_NOT_FOUND'],
-    })
+      }),
+    )
     .input(CursorPageQuerySchema)
     .output(FollowedProviderPageSchema)
     .query(async ({ input, ctx }) => {

@@ -27,7 +27,7 @@ import {
   updateProvider,
 } from '@signal/db';
 import type { Kysely, Transaction } from 'kysely';
-import { scopedProcedure } from '../service-auth.js';
+import { providerWriteProcedure, scopedProcedure } from '../service-auth.js';
 import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
 
@@ -59,10 +59,8 @@ function recordChanges(trx: Kysely<Database>, outcome: ProviderWriteOutcome): Pr
   );
 }
 
-const writeProcedure = scopedProcedure('providers:write');
-
 export const providerWritesRouter = router({
-  create: writeProcedure
+  create: providerWriteProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -91,7 +89,7 @@ export const providerWritesRouter = router({
       return outcome.provider;
     }),
 
-  update: writeProcedure
+  update: providerWriteProcedure
     .meta({
       openapi: {
         method: 'PATCH',
@@ -117,7 +115,7 @@ export const providerWritesRouter = router({
     .output(ProviderWriteSchema)
     .mutation(({ input: { id, ...patch }, ctx }) => patchProvider(ctx.trx, id, patch, ctx.services.now())),
 
-  archive: writeProcedure
+  archive: providerWriteProcedure
     .meta({
       openapi: {
         method: 'DELETE',

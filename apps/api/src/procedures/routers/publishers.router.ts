@@ -17,14 +17,12 @@ import * as examples from '@signal/core/log-examples';
 import { parseWallet } from '@signal/core/wallet';
 import { addPublisher, listPublishers, removePublisher } from '@signal/db';
 import { providerList } from '../provider-read.js';
-import { scopedProcedure } from '../service-auth.js';
+import { providerWriteProcedure } from '../service-auth.js';
 import { providerNotFound, router } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
 
-const writeProcedure = scopedProcedure('providers:write');
-
 export const publishersRouter = router({
-  add: writeProcedure
+  add: providerWriteProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -60,7 +58,7 @@ export const publishersRouter = router({
       return outcome.publisher;
     }),
 
-  remove: writeProcedure
+  remove: providerWriteProcedure
     .meta({
       openapi: {
         method: 'DELETE',

@@ -8,14 +8,14 @@ import {
 import * as examples from '@signal/core/examples';
 import { listSessions, revokeSession } from '@signal/db';
 import { resolvePaging } from '../paging.js';
+import { signedInRead } from '../route-meta.js';
 import { authedProcedure, router } from '../trpc.js';
 
 /** The signed-in user's sessions: one per sign-in, each with its own token. */
 export const sessionsRouter = router({
   list: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
+    .meta(
+      signedInRead({
         path: '/me/sessions',
         tags: ['me'],
         summary: "The signed-in user's sessions",
@@ -24,11 +24,9 @@ export const sessionsRouter = router({
           'sign-in, with the user agent and client address it started from. `current` marks the session of the ' +
           'token making this request. `lastUsedAt` is written at most once a minute, so it may lag by up to 60 s. ' +
           'Instead of `page`, `cursor` takes the `nextCursor` of an earlier page.',
-        protect: true,
         example: { request: { page: 1, limit: 20 }, response: examples.sessionPage },
-      },
-      errors: ['WALLET_NOT_FOUND'],
-    })
+      }),
+    )
     .input(SessionListQuerySchema)
     .output(SessionPageSchema)
     .query(({ input, ctx }) => {

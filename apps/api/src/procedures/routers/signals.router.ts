@@ -36,7 +36,7 @@ import {
   readSignals,
 } from '@signal/db';
 import { readLimitedProcedure } from '../rate-limit.js';
-import { publicRead, statementRoute } from '../route-meta.js';
+import { publicRead, signedInRead, statementRoute } from '../route-meta.js';
 import { fullFor, invalidQuery, openCursor, pageOf, parseStatuses, sealCursor } from '../signal-paging.js';
 import { signalReader } from '../signal-reader.js';
 import { acceptStatement } from '../statements/acceptance.js';
@@ -238,9 +238,8 @@ export const signalsRouter = router({
     }),
 
   mine: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
+    .meta(
+      signedInRead({
         path: '/me/signals',
         tags: ['signals'],
         summary: 'Signals of the providers the signed-in user follows',
@@ -248,11 +247,9 @@ export const signalsRouter = router({
           'The signals of the providers the user follows now, newest first (as a provider’s list), with their ' +
           'content before the reveal too; by cursor, no total. A service key → 403. Archived providers’ signals ' +
           'are left out.',
-        protect: true,
         example: { request: { limit: 20 }, response: { items: [examples.signal], nextCursor: null } },
-      },
-      errors: ['WALLET_NOT_FOUND'],
-    })
+      }),
+    )
     .input(MySignalsQuerySchema)
     .output(SignalListSchema)
     .query(async ({ input, ctx }) => {

@@ -15,6 +15,7 @@ import { parseWallet } from '@signal/core/wallet';
 import { linkWallet, listWallets, unlinkWallet } from '@signal/db';
 import { z } from 'zod';
 import { rateLimitedProcedure } from '../rate-limit.js';
+import { signedInRead } from '../route-meta.js';
 import { checkSignedNonce, invalidNonce, NONCE_USED } from '../sign-in.js';
 import { authedProcedure, requireUser, router, walletNotFound } from '../trpc.js';
 import { writeTransaction } from '../write-transaction.js';
@@ -101,20 +102,17 @@ export const walletsRouter = router({
     }),
 
   list: authedProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
+    .meta(
+      signedInRead({
         path: '/me/wallets',
         tags: ['me'],
         summary: "The signed-in user's wallets",
         description:
           'Every wallet that signs this user in, oldest first. The primary one (`primary: true`, the oldest) is ' +
           "the one User's `wallet` and `chain` name.",
-        protect: true,
         example: { response: examples.walletList },
-      },
-      errors: ['WALLET_NOT_FOUND'],
-    })
+      }),
+    )
     .input(z.void())
     .output(LinkedWalletListSchema)
     .query(async ({ ctx }) => ({ items: await listWallets(ctx.services.database.db, ctx.auth.userId) })),
