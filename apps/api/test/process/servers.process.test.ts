@@ -4,7 +4,15 @@
  * process may serve any request, as behind a load balancer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, evmWallet, expectError, signIn, solanaWallet, useScratchDatabase } from '../harness.js';
+import {
+  call,
+  evmWallet,
+  expectError,
+  roomInRateWindow,
+  signIn,
+  solanaWallet,
+  useScratchDatabase,
+} from '../harness.js';
 import { type ApiProcess, signingKeyPem, spawnApi } from '../process.js';
 import { checkFollowInvariants, followStorm, preparePlans, signInMany } from '../storm.js';
 
@@ -135,9 +143,7 @@ describe('two API processes on one database', () => {
   });
 
   it(`the rate limit is shared: ${LIMIT} a minute for a client across both, not ${2 * LIMIT}`, async () => {
-    // Start well inside a window (the processes use the real clock).
-    const intoWindow = Date.now() % 60_000;
-    if (intoWindow > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 200));
+    await roomInRateWindow();
     const client = { 'x-forwarded-for': '203.0.113.99' };
     const replies = await Promise.all(
       Array.from({ length: 3 * LIMIT }, (_, i) =>

@@ -11,14 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, evmWallet, expectError, trpcClient } from '../harness.js';
+import { call, evmWallet, expectError, roomInRateWindow, trpcClient } from '../harness.js';
 import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   type Body,
   delegatedKey,
   delegationFields,
   post,
-  roomInRateWindow,
   SKEW_SECONDS,
   type StatementSigner,
   servedEntry,

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, evmWallet, expectError } from '../harness.js';
+import { call, evmWallet, expectError, roomInRateWindow } from '../harness.js';
 import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   changeFields,
@@ -29,7 +29,6 @@ import {
   delegatedKey,
   delegationFields,
   post,
-  roomInRateWindow,
   SKEW_SECONDS,
   servedEntry,
   signed,

@@ -42,17 +42,6 @@ export const walletSigner = (wallet: TestWallet): StatementSigner => ({ signer: 
 export const SKEW_SECONDS = 4;
 
 /**
- * Waits for the next wall-clock minute when less than `roomMs` of this one is left. The per-signer
- * limit counts in windows of a wall-clock minute, and these servers keep the real clock (the
- * statements' skew check needs it), so a burst crossing a window's end would count from 0 again
- * and its last statement pass (a CI run saw 403 for the expected 429). Give the test 60 s.
- */
-export async function roomInRateWindow(roomMs = 15_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < roomMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
-
-/**
  * What the statement route tests start: two servers on `backend` (`adminKey`, the log's `origin`,
  * the skew window above, `rateLimit` statements per signer and minute), an EVM and a Solana
  * wallet, and (before the block's own beforeAll) a `providers:write` and an `events:read` key and
