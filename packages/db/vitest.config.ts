@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
+import { sharedTestSettings } from '../../vitest.shared.js';
 
-export default defineConfig({
-  test: { include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
-});
+export default defineConfig({ test: sharedTestSettings });
