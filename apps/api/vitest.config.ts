@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sharedTestSettings } from '../../vitest.shared.js';
+import { sharedTestSettings } from '../../vitest.shared.mjs';
 
 export default defineConfig({
   test: {

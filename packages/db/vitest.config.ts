@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { sharedTestSettings } from '../../vitest.shared.js';
+import { sharedTestSettings } from '../../vitest.shared.mjs';
 
 export default defineConfig({ test: sharedTestSettings });
