@@ -15,6 +15,7 @@ export {
   waitForDatabase,
 } from './local-servers.js';
 export { type LogFixture, startLogFixture } from './log-fixture.js';
+export { MIGRATED_DATABASE_VARIABLE, MIGRATED_PGLITE_VARIABLE } from './migrated-templates.js';
 export { type ReplicatedClusters, replicaToolsMissing, startReplicatedClusters } from './replica-clusters.js';
 export {
   BACKENDS,

@@ -32,12 +32,20 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createScratchDatabase(adminUrl = TEST_ADMIN_URL): Promise<ScratchDatabase> {
+export interface ScratchOptions {
+  /** Copy this database (`create database … template …`) instead of starting empty. */
+  template?: string | undefined;
+}
+
+export async function createScratchDatabase(
+  adminUrl = TEST_ADMIN_URL,
+  options: ScratchOptions = {},
+): Promise<ScratchDatabase> {
   const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`);
   } finally {
     await admin.end();
   }
