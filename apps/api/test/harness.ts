@@ -193,6 +193,25 @@ export async function call<T = any>(
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
+/** The first step of a sign-in: `GET /auth/nonce` for the address `wallet`, as it answers. */
+export function requestNonce(api: { url: string }, wallet: string, headers?: Record<string, string>) {
+  return call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`, { headers });
+}
+
+/** The second step: `POST /auth/verify` with `wallet`'s own signature of the message issued with `nonce`. */
+export async function verifySigned(
+  api: { url: string },
+  wallet: TestWallet,
+  nonce: { nonce: string; message: string },
+  headers?: Record<string, string>,
+) {
+  const signature = await wallet.sign(nonce.message);
+  return call(api, 'POST', '/auth/verify', {
+    body: { wallet: wallet.address, nonce: nonce.nonce, signature },
+    headers,
+  });
+}
+
 /** Runs the whole sign-in flow over REST and returns the verify response body. */
 export async function signIn(
   api: { url: string },
@@ -200,13 +219,9 @@ export async function signIn(
   options: { headers?: Record<string, string> } = {},
 ) {
   const { headers } = options;
-  const nonce = await call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet.address)}`, { headers });
+  const nonce = await requestNonce(api, wallet.address, headers);
   if (nonce.status !== 200) throw new Error(`nonce failed: ${JSON.stringify(nonce.body)}`);
-  const signature = await wallet.sign(nonce.body.message);
-  const verify = await call(api, 'POST', '/auth/verify', {
-    body: { wallet: wallet.address, nonce: nonce.body.nonce, signature },
-    headers,
-  });
+  const verify = await verifySigned(api, wallet, nonce.body, headers);
   if (verify.status !== 200) throw new Error(`verify failed: ${JSON.stringify(verify.body)}`);
   return verify.body as {
     token: string;

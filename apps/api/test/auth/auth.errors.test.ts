@@ -13,11 +13,13 @@ import {
   evmWallet,
   expectError,
   type Reply,
+  requestNonce,
   signIn,
   solanaWallet,
   type TestApi,
   type TestWallet,
   useApi,
+  verifySigned,
 } from '../harness.js';
 
 const api = useApi('postgres');
@@ -30,7 +32,7 @@ function expectFailure(reply: Reply, status: number, code: string) {
 }
 
 async function issueNonceOn(server: TestApi, wallet: string) {
-  const reply = await call(server, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`);
+  const reply = await requestNonce(server, wallet);
   expect(reply.status).toBe(200);
   return reply.body as { nonce: string; message: string; wallet: string };
 }
@@ -48,10 +50,6 @@ async function signedInOnce() {
   expect((await verify(body)).status).toBe(200);
   return { body, message: nonce.message };
 }
-
-/** Verify with the wallet's own signature of the nonce's message. */
-const verifySigned = async (wallet: TestWallet, nonce: { nonce: string; message: string }, server = api) =>
-  verifyOn(server, { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) });
 
 const rawVerify = (rawBody: string, contentType = 'application/json') =>
   call(api, 'POST', '/auth/verify', { rawBody, headers: { 'content-type': contentType } });
@@ -242,7 +240,7 @@ describe.each(['postgres', 'pglite'] as const)(
         );
       }
       // The real one is untouched by those attempts.
-      expect((await verifySigned(wallet, issued, server)).status).toBe(200);
+      expect((await verifySigned(server, wallet, issued)).status).toBe(200);
     });
 
     it('expired nonce → 401 INVALID_NONCE', async () => {
@@ -334,7 +332,7 @@ describe('POST /auth/verify: signature', () => {
         401,
         'INVALID_SIGNATURE',
       );
-      const ok = await verifySigned(wallet, nonce);
+      const ok = await verifySigned(api, wallet, nonce);
       expect(ok.status).toBe(200);
       expect(ok.body.user.wallet).toBe(wallet.address);
     },

@@ -13,11 +13,12 @@ import {
   evmWallet,
   expectError,
   type Reply,
+  requestNonce,
   signIn,
   solanaWallet,
   type TestApi,
-  type TestWallet,
   useApi,
+  verifySigned,
 } from '../harness.js';
 
 const LIMIT = 5;
@@ -27,9 +28,6 @@ const MINUTE = 60_000;
 function toWindowStart(api: TestApi) {
   api.advanceClock(MINUTE - (api.now().getTime() % MINUTE) + 50);
 }
-
-const nonceFor = (api: TestApi, wallet: string, headers: Record<string, string> = {}) =>
-  call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`, { headers });
 
 function expectRateLimited(reply: Reply, maxSeconds: number) {
   expectError(reply, 429, 'RATE_LIMITED');
@@ -53,8 +51,8 @@ function rateLimitTests(server: () => TestApi, client: Headers) {
   it(`allows ${LIMIT} nonce and ${LIMIT} verify requests a minute per address, then 429 with Retry-After`, async () => {
     const api = server();
     toWindowStart(api);
-    for (let i = 0; i < LIMIT; i++) expect((await nonceFor(api, evmWallet().address, client())).status).toBe(200);
-    expectRateLimited(await nonceFor(api, evmWallet().address, client()), 60);
+    for (let i = 0; i < LIMIT; i++) expect((await requestNonce(api, evmWallet().address, client())).status).toBe(200);
+    expectRateLimited(await requestNonce(api, evmWallet().address, client()), 60);
     // tRPC's auth.nonce is the same endpoint, so it shares the count.
     const input = encodeURIComponent(JSON.stringify({ wallet: evmWallet().address }));
     const overTrpc = await call(api, 'GET', `/trpc/auth.nonce?input=${input}`, { headers: client() });
@@ -73,14 +71,14 @@ function rateLimitTests(server: () => TestApi, client: Headers) {
 
     // The next window starts from zero.
     api.advanceClock(MINUTE);
-    expect((await nonceFor(api, evmWallet().address, client())).status).toBe(200);
+    expect((await requestNonce(api, evmWallet().address, client())).status).toBe(200);
   });
 
   it('counts concurrent requests exactly: 3 × the limit at once, exactly the limit pass', async () => {
     const api = server();
     toWindowStart(api);
     const replies = await Promise.all(
-      Array.from({ length: 3 * LIMIT }, () => nonceFor(api, solanaWallet().address, client())),
+      Array.from({ length: 3 * LIMIT }, () => requestNonce(api, solanaWallet().address, client())),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     for (const reply of replies.filter((r) => r.status !== 200)) expectRateLimited(reply, 60);
@@ -108,11 +106,6 @@ function getFrom(agent: Agent, api: TestApi, path: string): Promise<{ status: nu
     req.end();
   });
 }
-
-const verifyWith = async (api: TestApi, wallet: TestWallet, nonce: { nonce: string; message: string }) =>
-  call(api, 'POST', '/auth/verify', {
-    body: { wallet: wallet.address, nonce: nonce.nonce, signature: await wallet.sign(nonce.message) },
-  });
 
 /** The hoarding attack of issue 12, performed: it must change nothing for the wallet's owner. */
 function hoardingTests(server: () => TestApi) {
@@ -150,14 +143,14 @@ function hoardingTests(server: () => TestApi) {
     expect(session.user.wallet).toBe(owner.address);
     // Every hoarded nonce is still the owner's to use: each of the first 50 exactly once.
     for (const nonce of hoarded.slice(0, 50)) {
-      expect((await verifyWith(api, owner, nonce)).status).toBe(200);
-      expectError(await verifyWith(api, owner, nonce), 401, 'INVALID_NONCE');
+      expect((await verifySigned(api, owner, nonce)).status).toBe(200);
+      expectError(await verifySigned(api, owner, nonce), 401, 'INVALID_NONCE');
     }
     // One row per sign-in, none per request: 1 + 50.
     expect(await countRows(api, 'used_nonces')).toBe(usedBefore + 51);
     // And the rest die with their TTL.
     api.advanceClock(api.config.nonceTtlSeconds * 1000);
-    const late = expectError(await verifyWith(api, owner, hoarded[50]!), 401, 'INVALID_NONCE');
+    const late = expectError(await verifySigned(api, owner, hoarded[50]!), 401, 'INVALID_NONCE');
     expect(late.message).toBe('nonce has expired');
   });
 }
@@ -173,9 +166,9 @@ describe('auth rate limit on postgres', () => {
   it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot pick a new address', async () => {
     toWindowStart(api);
     for (let i = 0; i < LIMIT; i++) {
-      expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': `10.0.0.${i}` })).status).toBe(200);
+      expect((await requestNonce(api, evmWallet().address, { 'x-forwarded-for': `10.0.0.${i}` })).status).toBe(200);
     }
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '10.0.1.1' }), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '10.0.1.1' }), 60);
   });
 });
 
@@ -184,39 +177,39 @@ describe('auth rate limit behind a proxy (TRUST_PROXY=true)', () => {
 
   const exhaust = async (forwardedFor: string) => {
     for (let i = 0; i < LIMIT; i++) {
-      expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': forwardedFor })).status).toBe(200);
+      expect((await requestNonce(api, evmWallet().address, { 'x-forwarded-for': forwardedFor })).status).toBe(200);
     }
   };
 
   it('keys on the right-most X-Forwarded-For entry (one hop), never the client-written left end', async () => {
     toWindowStart(api);
     await exhaust('10.0.0.1, 203.0.113.7');
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' }), 60);
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7' }), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' }), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7' }), 60);
     // Another client behind the same proxy has its own count.
-    expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7, 203.0.113.8' })).status).toBe(
-      200,
-    );
+    expect(
+      (await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '203.0.113.7, 203.0.113.8' })).status,
+    ).toBe(200);
   });
 
   it('treats an IPv6 /64 as one client, and an IPv4-mapped address as the IPv4 one', async () => {
     toWindowStart(api);
     await exhaust('2001:db8:1:2::1');
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '2001:db8:1:2:ffff::9' }), 60);
-    expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '2001:db8:1:3::1' })).status).toBe(200);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '2001:db8:1:2:ffff::9' }), 60);
+    expect((await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '2001:db8:1:3::1' })).status).toBe(200);
 
     await exhaust('198.51.100.4');
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': '::ffff:198.51.100.4' }), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': '::ffff:198.51.100.4' }), 60);
   });
 
   it('falls back to the socket address when the header is not an IP address', async () => {
     toWindowStart(api);
     // Every garbage value lands in the one bucket of the socket's address (the proxy's).
     for (let i = 0; i < LIMIT; i++) {
-      expect((await nonceFor(api, evmWallet().address, { 'x-forwarded-for': `garbage-${i}` })).status).toBe(200);
+      expect((await requestNonce(api, evmWallet().address, { 'x-forwarded-for': `garbage-${i}` })).status).toBe(200);
     }
-    expectRateLimited(await nonceFor(api, evmWallet().address, { 'x-forwarded-for': 'more-garbage' }), 60);
-    expectRateLimited(await nonceFor(api, evmWallet().address), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address, { 'x-forwarded-for': 'more-garbage' }), 60);
+    expectRateLimited(await requestNonce(api, evmWallet().address), 60);
   });
 });
 
@@ -256,7 +249,7 @@ describe('purge of used nonces and ended rate-limit windows', () => {
     toWindowStart(api);
     const wallets = Array.from({ length: 40 }, () => evmWallet().address);
     const requests = wallets.flatMap((wallet, w) =>
-      Array.from({ length: 15 }, (_, i) => () => nonceFor(api, wallet, { 'x-forwarded-for': `10.1.${w}.${i}` })),
+      Array.from({ length: 15 }, (_, i) => () => requestNonce(api, wallet, { 'x-forwarded-for': `10.1.${w}.${i}` })),
     );
     const statuses: number[] = [];
     for (let i = 0; i < requests.length; i += 50) {
