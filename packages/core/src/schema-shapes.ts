@@ -31,6 +31,21 @@ export function endedSchema<const Flag extends string>(flag: Flag, description: 
 }
 
 /**
+ * The answer of a create that makes a secret (a service key, a webhook's signing secret): `record`
+ * as the reads show it, and the secret under `field`, which no answer but this one carries.
+ */
+export function withSecretShownOnce<Shape extends z.ZodRawShape, const Field extends string>(
+  record: z.ZodObject<Shape>,
+  field: Field,
+  what: string,
+  use: string,
+) {
+  return record.extend({ [field]: z.string().describe(`${what}, shown in this answer only: ${use}`) } as {
+    [K in Field]: z.ZodString;
+  });
+}
+
+/**
  * The input of a `PATCH /<resource>/{id}`: the path's `id` and a non-empty subset of the other
  * fields (each optional in `shape`); unknown fields are refused.
  */

@@ -3,7 +3,7 @@
  * internal services read with a key (CONTRACT.md, "Service keys" and "Followers of a provider").
  */
 import { z } from 'zod';
-import { boundedText, endedSchema, isoTimestamp, serviceLimitParam } from './schema-shapes.js';
+import { boundedText, endedSchema, isoTimestamp, serviceLimitParam, withSecretShownOnce } from './schema-shapes.js';
 import { ChainSchema, cursorParam, integerParam, pageSchema } from './schemas.js';
 import { ScopeSchema } from './service-vocabulary.js';
 
@@ -39,11 +39,12 @@ export const ServiceKeySchema = z.object({
 });
 export type ServiceKey = z.infer<typeof ServiceKeySchema>;
 
-export const CreatedServiceKeySchema = ServiceKeySchema.extend({
-  key: z
-    .string()
-    .describe('The secret, shown in this answer only: send it as `Authorization: Bearer <key>`. Store it now'),
-});
+export const CreatedServiceKeySchema = withSecretShownOnce(
+  ServiceKeySchema,
+  'key',
+  'The secret',
+  'send it as `Authorization: Bearer <key>`. Store it now',
+);
 export type CreatedServiceKey = z.infer<typeof CreatedServiceKeySchema>;
 
 export const CreateServiceKeyBodySchema = z.object({

@@ -5,7 +5,14 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './event-schemas.js';
-import { boundedText, endedSchema, isoTimestamp, patchSchema, serviceLimitParam } from './schema-shapes.js';
+import {
+  boundedText,
+  endedSchema,
+  isoTimestamp,
+  patchSchema,
+  serviceLimitParam,
+  withSecretShownOnce,
+} from './schema-shapes.js';
 import { cursorParam } from './schemas.js';
 
 /**
@@ -64,14 +71,12 @@ export const WebhookEndpointSchema = z.object({
 });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
 
-export const CreatedWebhookEndpointSchema = WebhookEndpointSchema.extend({
-  secret: z
-    .string()
-    .describe(
-      'The signing secret (`whsec_…`), shown in this answer only: give it to the receiver, which verifies ' +
-        '`webhook-signature` with it (any Standard Webhooks library)',
-    ),
-});
+export const CreatedWebhookEndpointSchema = withSecretShownOnce(
+  WebhookEndpointSchema,
+  'secret',
+  'The signing secret (`whsec_…`)',
+  'give it to the receiver, which verifies `webhook-signature` with it (any Standard Webhooks library)',
+);
 export type CreatedWebhookEndpoint = z.infer<typeof CreatedWebhookEndpointSchema>;
 
 /** `POST /webhooks`; unknown fields are refused. */
