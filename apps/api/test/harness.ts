@@ -198,6 +198,13 @@ export function requestNonce(api: { url: string }, wallet: string, headers?: Rec
   return call(api, 'GET', `/auth/nonce?wallet=${encodeURIComponent(wallet)}`, { headers });
 }
 
+/** requestNonce, which must answer 200: the nonce, the message to sign and the wallet it is for. */
+export async function issuedNonce(api: { url: string }, wallet: string) {
+  const reply = await requestNonce(api, wallet);
+  expect(reply.status).toBe(200);
+  return reply.body as { nonce: string; message: string; wallet: string };
+}
+
 /** The second step: `POST /auth/verify` with `wallet`'s own signature of the message issued with `nonce`. */
 export async function verifySigned(
   api: { url: string },

@@ -12,8 +12,8 @@ import {
   call,
   evmWallet,
   expectError,
+  issuedNonce,
   type Reply,
-  requestNonce,
   signIn,
   solanaWallet,
   type TestApi,
@@ -31,12 +31,7 @@ function expectFailure(reply: Reply, status: number, code: string) {
   return expectError(reply, status, code);
 }
 
-async function issueNonceOn(server: TestApi, wallet: string) {
-  const reply = await requestNonce(server, wallet);
-  expect(reply.status).toBe(200);
-  return reply.body as { nonce: string; message: string; wallet: string };
-}
-const issueNonce = (wallet: string) => issueNonceOn(api, wallet);
+const issueNonce = (wallet: string) => issuedNonce(api, wallet);
 
 const verifyOn = (server: TestApi, body: unknown, headers?: Record<string, string>) =>
   call(server, 'POST', '/auth/verify', { body, ...(headers ? { headers } : {}) });
@@ -219,7 +214,7 @@ describe.each(['postgres', 'pglite'] as const)(
 
     it('tampered nonce (one character changed, cut short, extended) → 401 INVALID_NONCE', async () => {
       const wallet = evmWallet();
-      const issued = await issueNonceOn(server, wallet.address);
+      const issued = await issuedNonce(server, wallet.address);
       const flip = (c: string) => (c === 'a' ? 'b' : 'a');
       const middle = Math.floor(issued.nonce.length / 2);
       for (const nonce of [
@@ -245,7 +240,7 @@ describe.each(['postgres', 'pglite'] as const)(
 
     it('expired nonce → 401 INVALID_NONCE', async () => {
       const wallet = solanaWallet();
-      const nonce = await issueNonceOn(server, wallet.address);
+      const nonce = await issuedNonce(server, wallet.address);
       server.advanceClock(server.config.nonceTtlSeconds * 1000 + 1_000);
       expectFailure(
         await verifyOn(server, {
@@ -261,7 +256,7 @@ describe.each(['postgres', 'pglite'] as const)(
     it('nonce issued for another wallet → 401 INVALID_NONCE, and stays usable by its own wallet', async () => {
       const owner = evmWallet();
       const other = evmWallet();
-      const nonce = await issueNonceOn(server, owner.address);
+      const nonce = await issuedNonce(server, owner.address);
       expectFailure(
         await verifyOn(server, {
           wallet: other.address,

@@ -25,7 +25,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmSigner } from '../../../../packages/sdk/dist/evm.js';
 import { createClient } from '../../../../packages/sdk/dist/index.js';
 import { type Anvil, contracts, deploy, startAnvil } from '../chain/anvil.js';
-import { call, createServiceKey, evmWallet, expectError, signIn, startApi, type TestApi, useApi } from '../harness.js';
+import {
+  call,
+  createServiceKey,
+  evmWallet,
+  expectError,
+  issuedNonce,
+  signIn,
+  startApi,
+  type TestApi,
+  useApi,
+} from '../harness.js';
 import { changeSignal, newDesk, openSignal } from '../signals/signal-support.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
@@ -33,12 +43,6 @@ import { TcpProxy } from '../tcp-proxy.js';
 const RPC_TIMEOUT_MS = 1_500;
 const SLACK_MS = 2_000;
 const ADMIN_KEY = 'smart-wallets-test-admin-key-0123456789abcdef';
-
-async function nonceFor(api: TestApi, wallet: string) {
-  const reply = await call(api, 'GET', `/auth/nonce?wallet=${wallet}`);
-  expect(reply.status).toBe(200);
-  return reply.body as { nonce: string; message: string; wallet: string };
-}
 
 const verify = (api: TestApi, wallet: string, nonce: string, signature: string) =>
   call(api, 'POST', '/auth/verify', { body: { wallet, nonce, signature } });
@@ -119,7 +123,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
   });
 
   it('a deployed EIP-1271 wallet signs in; the user is the contract address', async () => {
-    const { nonce, message, wallet } = await nonceFor(api, wallet1271.toLowerCase());
+    const { nonce, message, wallet } = await issuedNonce(api, wallet1271.toLowerCase());
     expect(wallet).toBe(wallet1271);
     const reply = await verify(api, wallet1271, nonce, await owner.signMessage({ message }));
     expect(reply.status).toBe(200);
@@ -153,7 +157,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
   });
 
   it('a signature by another key than the owner → 401, and the nonce stays usable', async () => {
-    const { nonce, message } = await nonceFor(api, wallet1271);
+    const { nonce, message } = await issuedNonce(api, wallet1271);
     const stranger = privateKeyToAccount(generatePrivateKey());
     expectError(
       await verify(api, wallet1271, nonce, await stranger.signMessage({ message })),
@@ -174,7 +178,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
       sign: (m) => owner.signMessage({ message: m }),
     });
     expect(asOwner.user.wallet).toBe(owner.address);
-    const { nonce, message } = await nonceFor(api, wallet1271);
+    const { nonce, message } = await issuedNonce(api, wallet1271);
     const contractLogin = await verify(api, wallet1271, nonce, await owner.signMessage({ message }));
     expect(contractLogin.body.user.id).not.toBe(asOwner.user.id);
   });
@@ -182,7 +186,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
   it('a counterfactual account signs in with an EIP-6492 signature; nothing is deployed', async () => {
     const account = await counterfactual(owner);
     expect(await anvil.client.getCode({ address: account.address })).toBeUndefined();
-    const { nonce, message } = await nonceFor(api, account.address);
+    const { nonce, message } = await issuedNonce(api, account.address);
     const signature = account.wrap(await owner.signMessage({ message }));
     expect(signature.length).toBeGreaterThan(2 + 130);
     const reply = await verify(api, account.address, nonce, signature);
@@ -194,13 +198,13 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
 
   it('an EIP-6492 wrapper around a stranger’s signature, or naming another account, → 401', async () => {
     const account = await counterfactual(owner);
-    const { nonce, message } = await nonceFor(api, account.address);
+    const { nonce, message } = await issuedNonce(api, account.address);
     const stranger = privateKeyToAccount(generatePrivateKey());
     const forged = account.wrap(await stranger.signMessage({ message }));
     expectError(await verify(api, account.address, nonce, forged), 401, 'INVALID_SIGNATURE');
     // The owner's wrapped signature presented for another counterfactual address.
     const other = await counterfactual(owner);
-    const { nonce: otherNonce, message: otherMessage } = await nonceFor(api, other.address);
+    const { nonce: otherNonce, message: otherMessage } = await issuedNonce(api, other.address);
     const misdirected = account.wrap(await owner.signMessage({ message: otherMessage }));
     expectError(await verify(api, other.address, otherNonce, misdirected), 401, 'INVALID_SIGNATURE');
     // Still usable.
@@ -268,7 +272,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
   });
 
   it('malformed long signatures → 401, not 500', async () => {
-    const { nonce } = await nonceFor(api, wallet1271);
+    const { nonce } = await issuedNonce(api, wallet1271);
     for (const signature of [
       `0x${'ab'.repeat(4000)}`,
       `0x${'1'.repeat(301)}`,
@@ -280,7 +284,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
   });
 
   it('node stopped (connections refused) → 503 within the time box; the nonce stays usable', async () => {
-    const { nonce, message } = await nonceFor(api, wallet1271);
+    const { nonce, message } = await issuedNonce(api, wallet1271);
     const signature = await owner.signMessage({ message });
     await proxy.cut();
     try {
@@ -299,7 +303,7 @@ describe.each(['postgres', 'pglite'] as const)('smart-contract wallets on %s', (
 
   it('node stalled (accepts, never answers) → 503 after the time box, not before; the nonce stays usable', async () => {
     const account = await counterfactual(owner);
-    const { nonce, message } = await nonceFor(api, account.address);
+    const { nonce, message } = await issuedNonce(api, account.address);
     const signature = account.wrap(await owner.signMessage({ message }));
     await proxy.stall();
     try {
@@ -325,14 +329,14 @@ describe('without EVM_RPC_URL', () => {
   it('an EIP-6492 signature and a deployed 1271 wallet’s owner signature → 401 INVALID_SIGNATURE', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const account = await counterfactual(owner);
-    const { nonce, message } = await nonceFor(api, account.address);
+    const { nonce, message } = await issuedNonce(api, account.address);
     expectError(
       await verify(api, account.address, nonce, account.wrap(await owner.signMessage({ message }))),
       401,
       'INVALID_SIGNATURE',
     );
     const deployed = await deploy(anvil, contracts.OwnedWallet, [owner.address]);
-    const second = await nonceFor(api, deployed);
+    const second = await issuedNonce(api, deployed);
     expectError(
       await verify(api, deployed, second.nonce, await owner.signMessage({ message: second.message })),
       401,
@@ -349,7 +353,7 @@ describe('the node itself stopped', () => {
     try {
       const owner = privateKeyToAccount(generatePrivateKey());
       const deployed = await deploy(anvil, contracts.OwnedWallet, [owner.address]);
-      const { nonce, message } = await nonceFor(api, deployed);
+      const { nonce, message } = await issuedNonce(api, deployed);
       await anvil.stop();
       expectError(await verify(api, deployed, nonce, await owner.signMessage({ message })), 503, 'SERVICE_UNAVAILABLE');
       const eoa = evmWallet();
