@@ -1,7 +1,7 @@
 /**
  * Process tests run the built server (dist/main.js). When a source file is newer than the
  * build, or there is none, build it first, so `vitest run` never tests a stale dist. Then make
- * the run's migrated database and PGlite directory (makeMigratedTemplates), dropped at the end.
+ * the run's migrated database and PGlite directory, dropped at the end.
  *
  * With TEST_POOLER=pgbouncer, start a transaction-mode PgBouncer in front of the test server
  * for the whole run and send every service under test through it (TEST_POOLER_URL, read by
@@ -9,19 +9,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, migrateToLatest } from '@signal/db';
-import {
-  MIGRATED_DATABASE_VARIABLE,
-  MIGRATED_PGLITE_VARIABLE,
-  startPgBouncer,
-  TEST_ADMIN_URL,
-} from '@signal/test-support';
-import pg from 'pg';
+import * as db from '@signal/db';
+import { makeMigratedTemplates, startPgBouncer, TEST_ADMIN_URL } from '@signal/test-support';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -36,7 +28,8 @@ function newest(dir: string): number {
 
 export default async function setup() {
   buildIfStale();
-  const dropTemplates = await makeMigratedTemplates();
+  // The servers startApi starts copy a migrated database or PGlite directory (migrated-templates.ts).
+  const dropTemplates = await makeMigratedTemplates(db);
   if (process.env.TEST_POOLER !== 'pgbouncer') return dropTemplates;
   const pooler = await startPgBouncer({ upstream: TEST_ADMIN_URL });
   process.env.TEST_POOLER_URL = pooler.url;
@@ -52,43 +45,6 @@ export default async function setup() {
     } finally {
       await pooler.stop();
     }
-  };
-}
-
-/**
- * The run's migrated PostgreSQL database and PGlite directory, which the servers `startApi`
- * starts copy (packages/test-support/src/migrated-templates.ts says what is still migrated from
- * empty); the workers inherit the variables. The database is not named `test_…`: PgBouncer's
- * count above is of the test databases. Returns what drops both.
- */
-async function makeMigratedTemplates(): Promise<() => Promise<void>> {
-  const name = `signal_migrated_${process.pid}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: TEST_ADMIN_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(TEST_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const dataDir = await mkdtemp(join(tmpdir(), 'signal-migrated-'));
-  for (const options of [{ url: url.toString(), poolSize: 1 }, { dataDir }]) {
-    const database = createDatabase(options);
-    try {
-      await migrateToLatest(database.db);
-    } finally {
-      await database.close();
-    }
-  }
-  process.env[MIGRATED_DATABASE_VARIABLE] = name;
-  process.env[MIGRATED_PGLITE_VARIABLE] = join(dataDir, 'pglite');
-  return async () => {
-    await admin(`drop database if exists ${name} with (force)`);
-    await rm(dataDir, { recursive: true, force: true });
   };
 }
 

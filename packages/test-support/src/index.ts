@@ -15,7 +15,12 @@ export {
   waitForDatabase,
 } from './local-servers.js';
 export { type LogFixture, startLogFixture } from './log-fixture.js';
-export { MIGRATED_DATABASE_VARIABLE, MIGRATED_PGLITE_VARIABLE } from './migrated-templates.js';
+export {
+  MIGRATED_DATABASE_VARIABLE,
+  MIGRATED_PGLITE_VARIABLE,
+  type Migrations,
+  makeMigratedTemplates,
+} from './migrated-templates.js';
 export { type ReplicatedClusters, replicaToolsMissing, startReplicatedClusters } from './replica-clusters.js';
 export {
   BACKENDS,

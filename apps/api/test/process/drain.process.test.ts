@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, type ScratchDatabase } from '@signal/test-support';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiProcess, spawnApi as spawnProcess } from '../process.js';
 
 let api: ApiProcess | undefined;
@@ -38,6 +38,14 @@ const logLines = (server: ApiProcess) =>
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/**
+ * The first log line `matches` takes, once the process has written it: the start-up lines are
+ * written as /health starts answering, and on a busy machine the secp256k1 warning once had not
+ * arrived when the start returned.
+ */
+const lineArrives = (server: ApiProcess, matches: (line: Record<string, unknown>) => boolean) =>
+  vi.waitUntil(() => logLines(server).find(matches), { timeout: 5_000, interval: 50 });
 
 describe('draining', () => {
   it('answers /ready 503 as soon as the first signal comes, keeps serving through the delay; a second signal exits 130', async () => {
@@ -93,7 +101,7 @@ describe('draining', () => {
 describe('secp256k1 backend at start', () => {
   it('names the native binding in the listening line', async () => {
     api = await spawnApi({ LOG_LEVEL: 'info' });
-    const listening = logLines(api).find((line) => line.msg === 'listening');
+    const listening = await lineArrives(api, (line) => line.msg === 'listening');
     expect(listening).toMatchObject({ secp256k1: 'native' });
     const warnings = logLines(api).filter((line) => line.level === 40);
     expect(warnings.filter((line) => String(line.msg).includes('secp256k1'))).toEqual([]);
@@ -103,9 +111,8 @@ describe('secp256k1 backend at start', () => {
     // What a platform without a usable prebuilt binary looks like: loading a native addon fails.
     const noAddons = fileURLToPath(new URL('../fixtures/no-native-addons.cjs', import.meta.url));
     api = await spawnApi({ LOG_LEVEL: 'info', NODE_OPTIONS: `--require ${noAddons}` });
-    const lines = logLines(api);
-    expect(lines.find((line) => line.msg === 'listening')).toMatchObject({ secp256k1: 'js' });
-    const warning = lines.find((line) => line.level === 40 && String(line.msg).startsWith('secp256k1'));
-    expect(warning?.msg).toMatch(/^secp256k1: the native binding did not load.*pure-JS fallback/);
+    expect(await lineArrives(api, (line) => line.msg === 'listening')).toMatchObject({ secp256k1: 'js' });
+    const warning = await lineArrives(api, (line) => line.level === 40 && String(line.msg).startsWith('secp256k1'));
+    expect(warning.msg).toMatch(/^secp256k1: the native binding did not load.*pure-JS fallback/);
   });
 });
