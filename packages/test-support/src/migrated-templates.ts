@@ -40,11 +40,17 @@ export async function makeMigratedTemplates<Db>(migrations: Migrations<Db>): Pro
     const client = new pg.Client({ connectionString: TEST_ADMIN_URL });
     await client.connect();
     try {
-      await client.query(statement);
+      return (await client.query<{ datname: string }>(statement)).rows;
     } finally {
       await client.end();
     }
   };
+  // A run that was killed left its template behind: drop those of processes that are gone (and
+  // one of this pid's, from a run before the pid was reused).
+  for (const { datname } of await admin(`select datname from pg_database where datname ~ '^signal_migrated_[0-9]+$'`)) {
+    const pid = Number(datname.slice('signal_migrated_'.length));
+    if (pid === process.pid || !running(pid)) await admin(`drop database if exists ${datname} with (force)`);
+  }
   await admin(`create database ${name}`);
   const url = new URL(TEST_ADMIN_URL);
   url.pathname = `/${name}`;
@@ -63,4 +69,14 @@ export async function makeMigratedTemplates<Db>(migrations: Migrations<Db>): Pro
     await admin(`drop database if exists ${name} with (force)`);
     await rm(dataDir, { recursive: true, force: true });
   };
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
