@@ -14,7 +14,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { createDatabase } from '@signal/db';
 import { createScratchDatabase } from '@signal/test-support';
-import buildIfStale from '../test/global-setup.js';
+import { buildIfStale } from '../test/global-setup.js';
 import { evmWallet, solanaWallet, type TestWallet } from '../test/harness.js';
 import { signingKeyPem, spawnApi } from '../test/process.js';
 import { checkFollowInvariants, pairKey } from '../test/storm.js';

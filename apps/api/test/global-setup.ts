@@ -48,7 +48,7 @@ export default async function setup() {
   };
 }
 
-function buildIfStale() {
+export function buildIfStale() {
   let built = 0;
   try {
     built = statSync(join(root, 'dist', 'main.js')).mtimeMs;
