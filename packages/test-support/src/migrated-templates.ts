@@ -1,8 +1,8 @@
 /**
  * A suite's global setup (apps/api/test/global-setup.ts, packages/sdk/test/global-setup.ts)
  * migrates one PostgreSQL database and one PGlite directory for its whole run and names them
- * here; the servers `startApi` starts then begin from a copy, so a start checks its migrations instead of running them, and a PGlite
- * start skips initdb. startApi's start, on 2 busy cores (load 10), 3 Dec 2026: PostgreSQL
+ * here; the servers `startApi` starts then begin from a copy, so a start checks its migrations
+ * instead of running them, and a PGlite start skips initdb. startApi's start, on 2 busy cores (load 10), 3 Dec 2026: PostgreSQL
  * 1.3–2.2 s → 0.5–0.8 s, PGlite 9–13 s → 3–4.5 s. Unset, every start begins empty.
  * What migrating from empty is left to: server pairs, process tests, packages/db's tests,
  * schema-loss.test.ts, and any start given its own database URL or data directory.
@@ -10,8 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { TEST_ADMIN_URL } from './scratch-database.js';
+import { adminQuery, databaseUrl } from './scratch-database.js';
 
 /** The name of a migrated database on the test server, for `create database … template …`. */
 export const MIGRATED_DATABASE_VARIABLE = 'TEST_MIGRATED_DATABASE';
@@ -36,26 +35,18 @@ export interface Migrations<Db> {
  */
 export async function makeMigratedTemplates<Db>(migrations: Migrations<Db>): Promise<() => Promise<void>> {
   const name = `signal_migrated_${process.pid}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: TEST_ADMIN_URL });
-    await client.connect();
-    try {
-      return (await client.query<{ datname: string }>(statement)).rows;
-    } finally {
-      await client.end();
-    }
-  };
   // A run that was killed left its template behind: drop those of processes that are gone (and
   // one of this pid's, from a run before the pid was reused).
-  for (const { datname } of await admin(`select datname from pg_database where datname ~ '^signal_migrated_[0-9]+$'`)) {
+  const templates = await adminQuery<{ datname: string }>(
+    `select datname from pg_database where datname ~ '^signal_migrated_[0-9]+$'`,
+  );
+  for (const { datname } of templates) {
     const pid = Number(datname.slice('signal_migrated_'.length));
-    if (pid === process.pid || !running(pid)) await admin(`drop database if exists ${datname} with (force)`);
+    if (pid === process.pid || !running(pid)) await adminQuery(`drop database if exists ${datname} with (force)`);
   }
-  await admin(`create database ${name}`);
-  const url = new URL(TEST_ADMIN_URL);
-  url.pathname = `/${name}`;
+  await adminQuery(`create database ${name}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'signal-migrated-'));
-  for (const options of [{ url: url.toString(), poolSize: 1 }, { dataDir }]) {
+  for (const options of [{ url: databaseUrl(name), poolSize: 1 }, { dataDir }]) {
     const database = migrations.createDatabase(options);
     try {
       await migrations.migrateToLatest(database.db);
@@ -66,7 +57,7 @@ export async function makeMigratedTemplates<Db>(migrations: Migrations<Db>): Pro
   process.env[MIGRATED_DATABASE_VARIABLE] = name;
   process.env[MIGRATED_PGLITE_VARIABLE] = join(dataDir, 'pglite');
   return async () => {
-    await admin(`drop database if exists ${name} with (force)`);
+    await adminQuery(`drop database if exists ${name} with (force)`);
     await rm(dataDir, { recursive: true, force: true });
   };
 }

@@ -37,30 +37,37 @@ export interface ScratchOptions {
   template?: string | undefined;
 }
 
+/** One statement on the test server's admin connection (create, drop, list databases). */
+export async function adminQuery<Row extends object = Record<string, unknown>>(
+  statement: string,
+  adminUrl = TEST_ADMIN_URL,
+): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(statement)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of database `name` on the server `adminUrl` names. */
+export function databaseUrl(name: string, adminUrl = TEST_ADMIN_URL): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export async function createScratchDatabase(
   adminUrl = TEST_ADMIN_URL,
   options: ScratchOptions = {},
 ): Promise<ScratchDatabase> {
   const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  await adminQuery(`create database ${name}${options.template ? ` template ${options.template}` : ''}`, adminUrl);
   return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
+    url: databaseUrl(name, adminUrl),
+    drop: async () => {
+      await adminQuery(`drop database if exists ${name} with (force)`, adminUrl);
     },
   };
 }
