@@ -5,6 +5,14 @@ import { existsSync } from 'node:fs';
 // needs hundreds of descriptors at once and a server started under `ulimit -n 512` died with
 // EMFILE before it listened. Loading the two big libraries' graphs first (through the workspace
 // packages that use them) keeps the peak near 350; the rest then finds them in the module map.
+//
+// zod's compiler first: its global mode compiles every schema made after it on its first parse
+// into one generated function, falling back to zod's runtime parser for a value that function
+// does not accept, so a refused input or answer gets zod's own issues (the same 400s and 500s).
+// A list page counts 15 % fewer instructions this way (apps/bench/BENCH.md, "Instructions per
+// request: issue 37's gate"); core's compiled-schemas.differential.test.ts holds every wire
+// schema's compiled parse to zod's runtime one. It must load before the modules that make schemas.
+await import('zod/compile');
 await import('@signal/core');
 await import('@signal/db');
 const { ConfigError, loadConfig } = await import('./config/config.js');

@@ -105,6 +105,35 @@ describe('the tRPC internals the fast path relies on', () => {
     expect(typeof nodeHTTPRequestHandler).toBe('function');
   });
 
+  it("tRPC's answer check gives the parsed answer with the marker and refuses a wrong one (its line patched: patches/@trpc__server@11.25.2.patch)", async () => {
+    const results: unknown[] = [];
+    const outer = t.procedure.use(async ({ next }) => {
+      const result = await next();
+      results.push(result);
+      return result;
+    });
+    const answer = z.object({ n: z.number() });
+    const checked = t.router({
+      strips: outer.output(answer).query(() => ({ n: 1, secret: 'x' }) as never),
+      wrong: outer.output(answer).query(() => ({ n: 'one' }) as never),
+    });
+    const calls = [
+      (path: 'strips' | 'wrong') => checked.createCaller({ seen: [] })[path](),
+      (path: 'strips' | 'wrong') => runProcedure(checked, path, 'query', undefined, { seen: [] }),
+    ];
+    for (const call of calls) {
+      await expect(call('strips')).resolves.toStrictEqual({ n: 1 });
+      await expect(call('wrong')).rejects.toMatchObject({
+        code: 'INTERNAL_SERVER_ERROR',
+        message: 'Output validation failed',
+      });
+    }
+    // The result around the check: the parsed answer in `data`, the rest of the resolver's result kept.
+    expect(results[0]).toMatchObject({ ok: true, marker: middlewareMarker });
+    expect((results[0] as { data: unknown }).data).toStrictEqual({ n: 1 });
+    expect(results[2]).toStrictEqual(results[0]);
+  });
+
   it('a procedure missing at a path throws NOT_FOUND from runProcedure as from createCaller', async () => {
     await expect(runProcedure(router, 'nested', 'query', undefined, { seen: [] })).rejects.toMatchObject({
       code: 'NOT_FOUND',
