@@ -7,11 +7,10 @@
  * appended, after the skew window and after the signer lost its right); concurrent duplicates on
  * two servers (one entry, one event); each statement in the log whole, one event per change.
  */
-import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, evmWallet, expectError, roomInRateWindow, trpcClient } from '../harness.js';
+import { call, evmWallet, expectError, trpcClient } from '../harness.js';
 import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   type Body,
@@ -26,12 +25,12 @@ import {
   walletSigner,
 } from './statement-support.js';
 
-const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const ORIGIN = 'keys.test/signals';
 const RATE_LIMIT = 40;
 
 describeBackends('delegated keys on %s', (backend) => {
-  const { a, b, keys, evm, sol, wallet, solana } = useStatementServers(backend, ADMIN_KEY, ORIGIN, RATE_LIMIT);
+  const servers = useStatementServers(backend, ORIGIN, RATE_LIMIT);
+  const { a, b, keys, evm, sol, wallet, solana } = servers;
   let providerId: number;
 
   const keysPath = (id: number = providerId) => `/providers/${id}/publisher-keys`;
@@ -230,7 +229,7 @@ describeBackends('delegated keys on %s', (backend) => {
     expect(first.status).toBe(201);
     const before = (await keyEvents()).length;
     // past SIGNAL_MAX_SKEW_SECONDS, and with the signer no longer a publisher
-    await new Promise((resolve) => setTimeout(resolve, (SKEW_SECONDS + 0.2) * 1000));
+    await servers.waitPastSkewWindow();
     const sizeBeforeRemoval = (await fetchCheckpoint(a.url, keys.verifierKey)).size;
     expect(
       (await call(a, 'DELETE', `/providers/${providerId}/publishers/${temp.address}`, { token: keys.writer })).status,
@@ -252,8 +251,7 @@ describeBackends('delegated keys on %s', (backend) => {
     const key = delegatedKey().key;
     const body: Body = await signed(delegation(key), solana);
     const before = (await keyEvents()).length;
-    const replies = await Promise.all([a, b, a, b, a, b].map((server) => post(server, keysPath(), body)));
-    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const replies = await servers.postCopiesAtOnce(keysPath(), body);
     for (const reply of replies) expect(reply.body).toEqual(replies[0]!.body);
     const after = await keyEvents();
     expect(after.length).toBe(before + 1);
@@ -296,12 +294,7 @@ describeBackends('delegated keys on %s', (backend) => {
   });
 
   it('limits statements per signer (429), and archived providers leave the routes (404)', async () => {
-    const stranger = walletSigner(evmWallet());
-    const statuses: number[] = [];
-    await roomInRateWindow();
-    for (let i = 0; i <= RATE_LIMIT; i++) statuses.push((await delegate(delegatedKey().key, stranger)).status);
-    expect(statuses.slice(0, RATE_LIMIT).every((status) => status === 403)).toBe(true);
-    expect(statuses[RATE_LIMIT]).toBe(429);
+    await servers.expectPerSignerLimit(async (stranger) => (await delegate(delegatedKey().key, stranger)).status);
 
     const archived = (await call(a, 'POST', '/providers', { token: keys.writer, body: { name: 'Closed Desk' } })).body
       .id;

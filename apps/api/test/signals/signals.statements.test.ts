@@ -7,11 +7,10 @@
  * shared by opens and updates; the byte-identical retry (200, nothing appended, after the skew
  * window); concurrent duplicates on two servers (one entry, one event); the per-signer limit.
  */
-import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { readWholeFeed } from '../events-support.js';
-import { call, evmWallet, expectError, roomInRateWindow } from '../harness.js';
+import { call, evmWallet, expectError } from '../harness.js';
 import { checkpointOfSize, fetchCheckpoint } from '../log/log-support.js';
 import {
   changeFields,
@@ -36,12 +35,12 @@ import {
   walletSigner,
 } from './statement-support.js';
 
-const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const ORIGIN = 'statements.test/signals';
 const RATE_LIMIT = 30;
 
 describeBackends('signal statements on %s', (backend) => {
-  const { a, b, keys, evm, sol, wallet, solana } = useStatementServers(backend, ADMIN_KEY, ORIGIN, RATE_LIMIT);
+  const servers = useStatementServers(backend, ORIGIN, RATE_LIMIT);
+  const { a, b, keys, evm, sol, wallet, solana } = servers;
   let desk: SignalDesk;
 
   const signalEvents = async () =>
@@ -266,7 +265,7 @@ describeBackends('signal statements on %s', (backend) => {
     const { body, reply } = await openSignal(desk, wallet);
     expect(reply.status).toBe(201);
     const count = (await signalEvents()).length;
-    await new Promise((resolve) => setTimeout(resolve, (SKEW_SECONDS + 0.2) * 1000));
+    await servers.waitPastSkewWindow();
     const size = (await fetchCheckpoint(a.url, keys.verifierKey)).size;
     for (const server of [a, b]) {
       const retry = await post(server, signalsPath(desk.providerId), body);
@@ -287,10 +286,7 @@ describeBackends('signal statements on %s', (backend) => {
     // (concurrent copies count against the signer's limit: they are retries only once the first committed)
     const body = await signed(openFields(desk), solana);
     const count = (await signalEvents()).length;
-    const replies = await Promise.all(
-      [a, b, a, b, a, b].map((server) => post(server, signalsPath(desk.providerId), body)),
-    );
-    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const replies = await servers.postCopiesAtOnce(signalsPath(desk.providerId), body);
     for (const reply of replies) {
       expect(reply.body.signal).toEqual(replies[0]!.body.signal);
       expect(reply.body.receipt.logIndex).toBe(replies[0]!.body.receipt.logIndex);
@@ -307,12 +303,7 @@ describeBackends('signal statements on %s', (backend) => {
   });
 
   it('limits statements per signer (429), and an archived provider takes none (404)', async () => {
-    const stranger = walletSigner(evmWallet());
-    const statuses: number[] = [];
-    await roomInRateWindow();
-    for (let i = 0; i <= RATE_LIMIT; i++) statuses.push((await openSignal(desk, stranger)).reply.status);
-    expect(statuses.slice(0, RATE_LIMIT).every((status) => status === 403)).toBe(true);
-    expect(statuses[RATE_LIMIT]).toBe(429);
+    await servers.expectPerSignerLimit(async (stranger) => (await openSignal(desk, stranger)).reply.status);
 
     const owner = walletSigner(evmWallet());
     const archived = await newDesk(a, ORIGIN, keys.writer, [owner.signer]);

@@ -7,12 +7,13 @@
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import type { Backend } from '@signal/db';
 import bs58 from 'bs58';
-import { beforeAll } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import {
   call,
   createServiceKey,
   evmWallet,
   type Reply,
+  roomInRateWindow,
   solanaWallet,
   type TestWallet,
   useServerPair,
@@ -42,12 +43,22 @@ export const walletSigner = (wallet: TestWallet): StatementSigner => ({ signer: 
 export const SKEW_SECONDS = 4;
 
 /**
- * What the statement route tests start: two servers on `backend` (`adminKey`, the log's `origin`,
- * the skew window above, `rateLimit` statements per signer and minute), an EVM and a Solana
- * wallet, and (before the block's own beforeAll) a `providers:write` and an `events:read` key and
- * the log's verifier key.
+ * What the statement route tests start: two servers on `backend` (an admin key of their own, the
+ * log's `origin`, the skew window above, `rateLimit` statements per signer and minute), an EVM
+ * and a Solana wallet, and (before the block's own beforeAll) a `providers:write` and an
+ * `events:read` key and the log's verifier key. The tests reach the servers with those keys only,
+ * so the admin key stays in here. With them, the checks every statement route makes the same
+ * way against these servers and this configuration:
+ * - `waitPastSkewWindow()`: until a statement signed now is outside the skew window, so that a
+ *   copy of it is accepted only as a retry;
+ * - `postCopiesAtOnce(path, body)`: the same statement six times at once, alternating between the
+ *   two servers; exactly one is accepted (201), the other five answered as its retries (200);
+ * - `expectPerSignerLimit(send)`: a wallet that may not sign (each statement refused with 403, yet
+ *   counted) gets 429 on the statement past `rateLimit`, all sent inside one rate window; `send`
+ *   posts one statement by the signer it is given and answers the status.
  */
-export function useStatementServers(backend: Backend, adminKey: string, origin: string, rateLimit: number) {
+export function useStatementServers(backend: Backend, origin: string, rateLimit: number) {
+  const adminKey = `admin-${randomBytes(24).toString('base64url')}`;
   const servers = useServerPair(backend, {
     ADMIN_KEY: adminKey,
     LOG_ORIGIN: origin,
@@ -62,7 +73,32 @@ export function useStatementServers(backend: Backend, adminKey: string, origin: 
     keys.events = await createServiceKey(servers.a, adminKey, 'events', ['events:read']);
     keys.verifierKey = await fetchVerifierKey(servers.a.url);
   });
-  return { ...servers, keys, evm, sol, wallet: walletSigner(evm), solana: walletSigner(sol) };
+  const waitPastSkewWindow = () => new Promise((resolve) => setTimeout(resolve, (SKEW_SECONDS + 0.2) * 1000));
+  const postCopiesAtOnce = async (path: string, body: Body) => {
+    const { a, b } = servers;
+    const replies = await Promise.all([a, b, a, b, a, b].map((server) => post(server, path, body)));
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    return replies;
+  };
+  const expectPerSignerLimit = async (send: (signer: StatementSigner) => Promise<number>) => {
+    const stranger = walletSigner(evmWallet());
+    const statuses: number[] = [];
+    await roomInRateWindow();
+    for (let i = 0; i <= rateLimit; i++) statuses.push(await send(stranger));
+    expect(statuses.slice(0, rateLimit).every((status) => status === 403)).toBe(true);
+    expect(statuses[rateLimit]).toBe(429);
+  };
+  return {
+    ...servers,
+    keys,
+    evm,
+    sol,
+    wallet: walletSigner(evm),
+    solana: walletSigner(sol),
+    waitPastSkewWindow,
+    postCopiesAtOnce,
+    expectPerSignerLimit,
+  };
 }
 
 /** A `key.delegate` statement's fields: `key` for 30 days (override any). */
