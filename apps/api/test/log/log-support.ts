@@ -1,8 +1,8 @@
 /**
  * What the log's tests share: reading the served log over HTTP only (checkpoint, tiles, bundles,
  * proofs) and checking it with the core library's verifier (@signal/core/log: note signatures,
- * tile hashes, RFC 9162 proof checks), and appending many entries at once through the db
- * function the service's writes use.
+ * tile hashes, RFC 9162 proof checks) and with Go's (verifyLogWithGo), and appending many
+ * entries at once through the db function the service's writes use.
  */
 
 import {
@@ -20,6 +20,7 @@ import {
   treeHash,
 } from '@signal/core/log';
 import { appendLogEntries, type DatabaseHandle } from '@signal/db';
+import { verifyLogWithGo } from '@signal/test-support';
 import { expect } from 'vitest';
 
 /** The log's files as /openapi.json templates them (text and bytes, not JSON). */
@@ -140,6 +141,39 @@ export async function expectConsistent(url: string, older: Checkpoint, newer: Ch
   const proof = answer.proof.map((h) => fromBase64(h)!);
   if (older.size === newer.size) expect(proof).toEqual([]);
   expect(checkConsistency(proof, newer.size, newer.rootHash, older.size, older.rootHash)).toBe(true);
+}
+
+/**
+ * The served log at `checkpoint` checked twice over, on the same proofs: by the core library
+ * (expectServedLog with the inclusion proofs of `probes`, and each of `olders` consistent with
+ * it) and, independently, by Go's sumdb/tlog and sumdb/note (verifyLogWithGo), whose summary
+ * must name the same origin, size, root and number of proofs.
+ */
+export async function expectLogVerifiedTwice(
+  url: string,
+  key: string,
+  checkpoint: Checkpoint,
+  expected: readonly Uint8Array[],
+  probes: readonly number[],
+  olders: readonly Checkpoint[],
+): Promise<void> {
+  const { size } = checkpoint;
+  await expectServedLog(url, checkpoint, expected, probes);
+  for (const older of olders) await expectConsistent(url, older, checkpoint);
+  // An empty tree is a prefix of any (expectConsistent skips it too): Go's check takes sizes from 1.
+  const consistency = olders.filter((older) => older.size > 0).map((older) => ({ from: older.size, to: size }));
+  const summary = await verifyLogWithGo(url, key, {
+    inclusion: probes.map((index) => ({ index, size })),
+    consistency,
+  });
+  expect(summary).toMatchObject({
+    origin: checkpoint.origin,
+    size,
+    entries: size,
+    rootHash: Buffer.from(checkpoint.rootHash).toString('base64'),
+    inclusionProofs: probes.length,
+    consistencyProofs: consistency.length,
+  });
 }
 
 /** Test entries: canonical JSON like the service's own. */
