@@ -28,6 +28,19 @@ export const USED_NONCE_RETENTION_MS = 10 * 60_000;
  */
 export const ENDED_SESSION_RETENTION_MS = 7 * 24 * 3_600_000;
 
+/**
+ * The cutoffs of the auth state's purge as of `now`: nonces expired longer ago than their
+ * retention, rate-limit windows that have ended, sessions ended longer ago than theirs. The tests
+ * purge with these too, so that they check the retention the schedule applies.
+ */
+export function authStatePurgeCutoffs(now: Date) {
+  return {
+    noncesExpiredBefore: new Date(now.getTime() - USED_NONCE_RETENTION_MS),
+    windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
+    sessionsEndedBefore: new Date(now.getTime() - ENDED_SESSION_RETENTION_MS),
+  };
+}
+
 export interface Maintenance {
   /** Runs a purge now (or joins the one under way). */
   purge(): Promise<PurgeResult | undefined>;
@@ -41,11 +54,7 @@ export function startMaintenance(services: Services, intervalMs = PURGE_INTERVAL
     running ??= (async () => {
       const now = services.now();
       try {
-        const result = await purgeExpiredAuthState(services.database.db, {
-          noncesExpiredBefore: new Date(now.getTime() - USED_NONCE_RETENTION_MS),
-          windowsBefore: new Date(now.getTime() - RATE_LIMIT_WINDOW_MS),
-          sessionsEndedBefore: new Date(now.getTime() - ENDED_SESSION_RETENTION_MS),
-        });
+        const result = await purgeExpiredAuthState(services.database.db, authStatePurgeCutoffs(now));
         if (result.nonces + result.rateLimitWindows + result.sessions > 0)
           services.log.debug(result, 'purged expired auth state');
         const idempotencyKeys = await purgeIdempotencyKeys(

@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { purgeExpiredAuthState } from '@signal/db';
 import { describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../../src/ops/maintenance.js';
+import { authStatePurgeCutoffs, USED_NONCE_RETENTION_MS } from '../../src/ops/maintenance.js';
 import {
   call,
   evmWallet,
@@ -237,12 +237,7 @@ describe('purge of used nonces and ended rate-limit windows', () => {
   const api = useApi('postgres', { env: { AUTH_RATE_LIMIT_PER_MINUTE: '1000000', TRUST_PROXY: 'true' } });
 
   const purgeAt = (at: Date, extra: { batchSize?: number; maxBatches?: number } = {}) =>
-    purgeExpiredAuthState(api.db.db, {
-      noncesExpiredBefore: new Date(at.getTime() - USED_NONCE_RETENTION_MS),
-      windowsBefore: new Date(at.getTime() - MINUTE),
-      sessionsEndedBefore: new Date(at.getTime() - ENDED_SESSION_RETENTION_MS),
-      ...extra,
-    });
+    purgeExpiredAuthState(api.db.db, { ...authStatePurgeCutoffs(at), ...extra });
 
   it('a flood of nonce requests from 600 addresses stores no nonce; used ones go once expired', async () => {
     // A minute of room: the windows written below must all still be open at the first purge.

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { purgeExpiredAuthState } from '@signal/db';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ENDED_SESSION_RETENTION_MS, USED_NONCE_RETENTION_MS } from '../../src/ops/maintenance.js';
+import { authStatePurgeCutoffs, ENDED_SESSION_RETENTION_MS } from '../../src/ops/maintenance.js';
 import {
   call,
   evmWallet,
@@ -284,12 +284,7 @@ describe.each(['postgres', 'pglite'] as const)('sessions on %s', (backend) => {
             .executeTakeFirstOrThrow()
         ).n,
       );
-    const purgeAt = (at: Date) =>
-      purgeExpiredAuthState(api.db.db, {
-        noncesExpiredBefore: new Date(at.getTime() - USED_NONCE_RETENTION_MS),
-        windowsBefore: new Date(at.getTime() - MINUTE),
-        sessionsEndedBefore: new Date(at.getTime() - ENDED_SESSION_RETENTION_MS),
-      });
+    const purgeAt = (at: Date) => purgeExpiredAuthState(api.db.db, authStatePurgeCutoffs(at));
     // The retention counts from when a session ended: the signed-out one ended 31 days ago and
     // goes; the expired one ended a day ago and stays until a week has passed.
     await purgeAt(api.now());
