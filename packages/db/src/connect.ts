@@ -104,15 +104,12 @@ function createPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = options.preparedStatements ?? false;
   // pg's promise with the rows taken off it (no async frame: it runs for every hot statement, see
-  // compiled-query.ts). The plain path (keyed rows, unnamed) hands pg the text and values; a
-  // named statement, a Query built from its text (namedQuery); array rows, pg's own query config
-  // with `rowMode: 'array'`.
+  // compiled-query.ts). The plain path (keyed rows, unnamed) hands pg the text and values; a named
+  // statement or array rows, the statement's config (statementConfig) and the values.
   const run = (sql: string, parameters: unknown[], name: string | undefined, rowMode: 'array' | undefined) =>
-    rowMode !== undefined
-      ? pool.query(arrayRowsConfig(sql, name), parameters)
-      : name === undefined
-        ? pool.query(sql, parameters)
-        : (pool.query(namedQuery(sql, parameters, name) as never) as unknown as Promise<pg.QueryResult>);
+    name === undefined && rowMode === undefined
+      ? pool.query(sql, parameters)
+      : pool.query(statementConfig(sql, name, rowMode), parameters);
   const db = new DirectKysely(
     { dialect: new PooledPostgresDialect({ pool }) },
     ({ name, sql, parameters, rowMode }) => {
@@ -163,39 +160,33 @@ class PooledPostgresDialect extends PostgresDialect {
   }
 }
 
-const arrayRowsConfigs = new Map<string, pg.QueryConfig>();
+/** Per row mode, each statement's config, by its name (or its text when unnamed). */
+const statementConfigs = { array: new Map<string, pg.QueryConfig>(), keyed: new Map<string, pg.QueryConfig>() };
 
 /**
- * The query config of an array-row statement, for `pool.query(config, values)`. pg copies every
- * config it is given through its property descriptors (a query's largest single cost in node,
- * BENCH.md), keeping its prototype: so the statement's fixed fields (text, name, row mode) sit on
- * a config made once per statement, and each query passes a new object with that config as its
- * prototype and no fields of its own to copy (−20k instructions a detail). The rest of what array
- * rows used to pay, pg's result building a keyed row template they never read (44k a detail), is
- * gone by a one-line pnpm patch of pg (the root folder patches/). test/compiled-query.test.ts reads
- * rows both ways, named and unnamed, call after call.
+ * The query config of a named or array-row statement, for `pool.query(config, values)`. pg copies
+ * every config it is given through its property descriptors (≈1.5–10 µs a query, the largest
+ * single cost of a lookup by id in node: BENCH.md), keeping its prototype: so the statement's
+ * fixed fields (text, name, row mode) sit on a config made once per statement, and each query
+ * passes a new object with that config as its prototype and no fields of its own to copy (−20k
+ * instructions a detail). The rest of what array rows used to pay, pg's result building a keyed
+ * row template they never read (44k a detail), is gone by a one-line pnpm patch of pg (the root
+ * folder patches/). test/compiled-query.test.ts reads rows both ways, named and unnamed, call
+ * after call.
  */
-function arrayRowsConfig(text: string, name: string | undefined): pg.QueryConfig {
+function statementConfig(text: string, name: string | undefined, rowMode: 'array' | undefined): pg.QueryConfig {
+  const configs = rowMode === undefined ? statementConfigs.keyed : statementConfigs.array;
   const key = name ?? text;
-  let config = arrayRowsConfigs.get(key);
+  let config = configs.get(key);
   if (config === undefined) {
-    config = Object.freeze({ text, rowMode: 'array', ...(name === undefined ? {} : { name }) }) as pg.QueryConfig;
-    arrayRowsConfigs.set(key, config);
+    config = Object.freeze({
+      text,
+      ...(rowMode === undefined ? {} : { rowMode }),
+      ...(name === undefined ? {} : { name }),
+    }) as pg.QueryConfig;
+    configs.set(key, config);
   }
   return Object.create(config) as pg.QueryConfig;
-}
-
-/**
- * `pool.query({ name, text, values })`, without its cost: pg copies a config object through its
- * property descriptors (≈10 µs a query on node 20, the largest single cost of a lookup by id:
- * BENCH.md). A Query built from the text alone skips that copy; its name (a field of pg's query
- * config, read when the query is sent) makes it the same named prepared statement.
- * test/compiled-query.test.ts reads rows both ways, named and unnamed.
- */
-function namedQuery(text: string, values: unknown[], name: string): pg.Query {
-  const query = new pg.Query(text, values) as pg.Query & { name?: string };
-  query.name = name;
-  return query;
 }
 
 function createPglite(dataDir: string | undefined): DatabaseHandle {
