@@ -187,6 +187,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const validation = validationExample(input);
     // The generator lists every scheme on a protected operation; each takes exactly one.
     if (operation.security && !meta.scope) operation.security = [{ [BEARER_SCHEME]: [] }];
+    // No credential, or either kind (an empty requirement is OpenAPI's "none needed").
+    if (meta.credential === 'optional')
+      operation.security = [{}, { [BEARER_SCHEME]: [] }, { [SERVICE_KEY_SCHEME]: [] }];
     if (meta.scope) {
       operation.security = [{ [SERVICE_KEY_SCHEME]: [] }];
       operation.description = `${operation.description ?? ''}\n\nTakes a service key with the scope \`${meta.scope}\` (or ADMIN_KEY); a user's token is refused with 403.`;

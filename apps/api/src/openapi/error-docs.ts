@@ -223,6 +223,10 @@ export function forbiddenExample(scope: Scope | undefined): ErrorBody {
   return toWireError(scope ? userTokenRefused(scope) : serviceKeyRefused()).body;
 }
 
+/** Whether every request must carry a credential (an empty requirement in OpenAPI is "none"). */
+const required = (operation: OpenAPIV3.OperationObject) =>
+  operation.security?.every((requirement) => Object.keys(requirement).length > 0) === true;
+
 /** Error codes an operation can answer: its own (meta.errors) plus those of every route of its kind. */
 export function errorCodesOf(
   operation: OpenAPIV3.OperationObject,
@@ -235,7 +239,11 @@ export function errorCodesOf(
   // each key has its own rate limit (service-auth.ts).
   if (scoped) codes.add('UNAUTHORIZED').add('FORBIDDEN').add('RATE_LIMITED');
   // A user's route: its token refused, or a service key sent instead (403).
-  else if (operation.security) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('FORBIDDEN');
+  else if (required(operation)) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('FORBIDDEN');
+  // A read that takes either kind or none (signal-reader.ts): one sent is checked, never read as
+  // none; a valid token whose user is gone is 404 WALLET_NOT_FOUND.
+  else if (operation.security)
+    codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('WALLET_NOT_FOUND');
   // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
   if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
   return ERROR_CODES.filter((code) => codes.has(code));

@@ -25,6 +25,12 @@ export type Meta = OpenApiMeta<{
    * here, and openapi.ts declares it as a header parameter only here, so the two cannot differ.
    */
   idempotent?: true;
+  /**
+   * Set on a public read whose answer depends on who reads it (signal-reader.ts): a credential
+   * is optional, and one sent is checked. The document offers no credential, a user's token or a
+   * service key, and lists the 401s of a refused one.
+   */
+  credential?: 'optional';
   /** Set on a public read whose answer may be cached (ETag, answer cache): see cache-policy.ts. */
   cache?: CacheMeta;
   /** The largest request body this procedure takes, in bytes, when not MAX_BODY_BYTES (wire/body.ts). */

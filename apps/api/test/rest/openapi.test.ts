@@ -58,6 +58,7 @@ const procedures = Object.entries(appRouter._def.procedures as unknown as Record
       maxBodyBytes: def.meta?.maxBodyBytes ?? 16 * 1024,
       scope: def.meta?.scope,
       idempotent: def.meta?.idempotent === true,
+      optionalCredential: def.meta?.credential === 'optional',
     };
   });
 
@@ -531,10 +532,21 @@ describe('every operation', () => {
   });
 
   it('takes a wallet token or a service key exactly when its procedure does, and answers their 401s and 403', () => {
-    for (const { openapi, protect, scope } of procedures) {
+    for (const { openapi, protect, scope, optionalCredential } of procedures) {
       const op = doc.paths[openapi.path][openapi.method.toLowerCase()];
       const where = `${openapi.method} ${openapi.path}`;
-      if (scope) {
+      if (optionalCredential) {
+        // A read whose answer depends on the reader: no credential, or either kind; one sent is
+        // checked (its 401s), and neither kind is refused for being that kind.
+        expect(op.security, where).toEqual([{}, { bearerAuth: [] }, { serviceKey: [] }]);
+        expect(Object.keys(errorExamples(op, 401)), where).toEqual([
+          'UNAUTHORIZED',
+          'TOKEN_EXPIRED',
+          'SESSION_REVOKED',
+        ]);
+        expect(op.responses[403], where).toBeUndefined();
+        expect(op.responses[401].headers?.['WWW-Authenticate'], where).toBeDefined();
+      } else if (scope) {
         // A service key's route: one 401 (unknown, revoked or expired key), 403 for a user's
         // token or a missing scope, and the per-key rate limit.
         expect(op.security, where).toEqual([{ serviceKey: [] }]);
@@ -559,6 +571,10 @@ describe('every operation', () => {
       }
     }
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'serviceKey']);
+    expect(procedures.filter((p) => p.optionalCredential).map((p) => `${p.openapi.method} ${p.openapi.path}`)).toEqual([
+      'GET /providers/{id}/signals/{signalId}',
+      'GET /providers/{id}/signals',
+    ]);
     expect(procedures.filter((p) => p.scope).map((p) => `${p.openapi.method} ${p.openapi.path}`)).toEqual(
       expect.arrayContaining([
         'POST /admin/keys',

@@ -34,14 +34,24 @@ export const authRouter = router({
           "else the first; unset: the request's Host, and only on a server listening on loopback) and " +
           '`chainId` (siwe; default EVM_CHAIN_ID). A format for the other family or a bad chainId is a 400. ' +
           'Each call issues a new nonce; earlier unused ones stay valid until they expire. ' +
-          '`purpose=link` (with the Bearer token of a signed-in user, else 401 `UNAUTHORIZED`) issues a nonce for ' +
+          '`purpose=link` (with the Bearer token of a signed-in user, else 401 `UNAUTHORIZED` or the token’s own 401; ' +
+          'a service key → 403 `FORBIDDEN`) issues a nonce for ' +
           'POST /me/wallets, bound to the wallet and that user; it signs no one in (and a sign-in nonce links ' +
           'nothing). Issuing stores nothing (the nonce carries its expiry and a MAC), so however many nonces others ' +
           'request for a wallet, its owner still gets one. The only limit is AUTH_RATE_LIMIT_PER_MINUTE per client ' +
           'address (429 RATE_LIMITED with Retry-After).',
         example: { request: examples.nonceRequest, response: examples.nonceResponse },
       }),
-      errors: ['INVALID_WALLET', 'RATE_LIMITED', 'UNAUTHORIZED', 'SESSION_REVOKED'],
+      // purpose=link authenticates as a user's route does (trpc.ts's authenticate).
+      errors: [
+        'INVALID_WALLET',
+        'RATE_LIMITED',
+        'UNAUTHORIZED',
+        'TOKEN_EXPIRED',
+        'SESSION_REVOKED',
+        'FORBIDDEN',
+        'WALLET_NOT_FOUND',
+      ],
     })
     .input(NonceQuerySchema)
     .output(NonceResponseSchema)

@@ -178,6 +178,7 @@ export const signalsRouter = router({
         example: { request: { id: 5, signalId: examples.signal.id }, response: examples.unrevealedSignal },
       }),
       errors: ['PROVIDER_NOT_FOUND', 'SIGNAL_NOT_FOUND', 'RATE_LIMITED'],
+      credential: 'optional',
     })
     .input(SignalParamsSchema)
     .output(SignalSchema)
@@ -209,6 +210,7 @@ export const signalsRouter = router({
         example: { request: { id: 5, limit: 20, status: 'open,closed' }, response: examples.signalList },
       }),
       errors: ['PROVIDER_NOT_FOUND', 'RATE_LIMITED'],
+      credential: 'optional',
     })
     .input(ProviderSignalsQuerySchema)
     .output(SignalListSchema)
