@@ -169,9 +169,11 @@ export interface DocumentedOperation {
   example?: unknown;
   /** The statuses its responses document. */
   statuses: string[];
+  /** Its security requirements, as documented (none: no credential). */
+  security?: Record<string, unknown>[];
 }
 
-/** Every operation of the document, as a client generated from it would see them. */
+/** Every operation of the document, as a client generated from it would see them (the fuzz tests, openapi.statuses.test.ts). */
 export function documentedOperations(doc: any): DocumentedOperation[] {
   const operations: DocumentedOperation[] = [];
   for (const [template, item] of Object.entries<any>(doc.paths)) {
@@ -184,6 +186,7 @@ export function documentedOperations(doc: any): DocumentedOperation[] {
         parameters: [...(item.parameters ?? []), ...(operation.parameters ?? [])],
         ...(json ? { example: json.example ?? {} } : {}),
         statuses: Object.keys(operation.responses),
+        ...(operation.security ? { security: operation.security } : {}),
       });
     }
   }

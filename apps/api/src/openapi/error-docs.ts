@@ -238,12 +238,13 @@ export function errorCodesOf(
   // A service key's route: an unknown key is 401, a user's token or a missing scope 403, and
   // each key has its own rate limit (service-auth.ts).
   if (scoped) codes.add('UNAUTHORIZED').add('FORBIDDEN').add('RATE_LIMITED');
-  // A user's route: its token refused, or a service key sent instead (403).
-  else if (required(operation)) codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('FORBIDDEN');
-  // A read that takes either kind or none (signal-reader.ts): one sent is checked, never read as
-  // none; a valid token whose user is gone is 404 WALLET_NOT_FOUND.
-  else if (operation.security)
-    codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED').add('WALLET_NOT_FOUND');
+  // A route that takes a user's token: the token refused (trpc.ts's authenticate). Where a token
+  // is required, a service key sent instead is 403; where either kind or none is taken
+  // (signal-reader.ts), a valid token whose user is gone is 404 WALLET_NOT_FOUND.
+  else if (operation.security) {
+    codes.add('UNAUTHORIZED').add('TOKEN_EXPIRED').add('SESSION_REVOKED');
+    codes.add(required(operation) ? 'FORBIDDEN' : 'WALLET_NOT_FOUND');
+  }
   // The REST host reads a body on every method but GET (follow and unfollow take an empty one).
   if (method !== 'get') codes.add('PAYLOAD_TOO_LARGE');
   return ERROR_CODES.filter((code) => codes.has(code));

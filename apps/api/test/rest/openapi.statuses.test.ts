@@ -18,18 +18,11 @@ import { dirname, join } from 'node:path';
 import { freePort } from '@signal/test-support';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
+import { documentedOperations } from '../fuzz-support.js';
 import { call, evmWallet, type Reply, signIn, useApi } from '../harness.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
-
-interface Operation {
-  parameters?: { name: string; in: string; example?: unknown }[];
-  requestBody?: { content: Record<string, { example?: unknown }> };
-  responses: Record<string, unknown>;
-  security?: Record<string, unknown>[];
-}
-type Document = { paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>> };
+type Document = { paths: Record<string, Partial<Record<'get' | 'post', { responses: Record<string, unknown> }>>> };
 
 /** One request: method, path with its query, the credential it carries, its body. */
 interface Example {
@@ -42,33 +35,27 @@ interface Example {
 }
 
 /** The example request of every operation of the document. */
-function exampleRequests(doc: Document): Example[] {
-  const requests: Example[] = [];
-  for (const [template, item] of Object.entries(doc.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      let path = template;
-      const query = new URLSearchParams();
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.example === undefined) continue;
-        const value = String(parameter.example);
-        if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
-        else if (parameter.in === 'query') query.set(parameter.name, value);
-      }
-      const scheme = Object.keys(operation.security?.[0] ?? {})[0];
-      requests.push({
-        label: `${method.toUpperCase()} ${template}`,
-        method: method.toUpperCase(),
-        path: `${path}${query.size > 0 ? `?${query}` : ''}`,
-        declared: Object.keys(operation.responses),
-        credential:
-          scheme === undefined ? 'none' : /bearer/i.test(scheme) && !/service/i.test(scheme) ? 'user' : 'service',
-        body: operation.requestBody?.content['application/json']?.example,
-      });
+function exampleRequests(doc: unknown): Example[] {
+  return documentedOperations(doc).map((operation) => {
+    let path = operation.template;
+    const query = new URLSearchParams();
+    for (const parameter of operation.parameters) {
+      if (parameter.example === undefined) continue;
+      const value = String(parameter.example);
+      if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
+      else if (parameter.in === 'query') query.set(parameter.name, value);
     }
-  }
-  return requests;
+    const scheme = Object.keys(operation.security?.[0] ?? {})[0];
+    return {
+      label: `${operation.method} ${operation.template}`,
+      method: operation.method,
+      path: `${path}${query.size > 0 ? `?${query}` : ''}`,
+      declared: operation.statuses,
+      credential:
+        scheme === undefined ? 'none' : /bearer/i.test(scheme) && !/service/i.test(scheme) ? 'user' : 'service',
+      body: operation.example,
+    };
+  });
 }
 
 /** Prism's CLI, from the workspace's own install. */
