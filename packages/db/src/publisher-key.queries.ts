@@ -44,6 +44,36 @@ export async function findSignedStatement(
 }
 
 /**
+ * What a signal statement's retry repeats of its first answer (CONTRACT.md: "the first
+ * answer's body"): its receipt (the checkpoint and the proof) and the instant it was answered
+ * at (its signal's expiry is judged then). Kept in the statement's `signed_statements.answer`.
+ */
+export interface FirstAnswer {
+  receipt: unknown;
+  at: string;
+}
+
+/**
+ * Keeps `first` as the statement's first answer unless one is kept already, and returns the one
+ * kept: this one, or the earlier one (a retry that answered first, or a first answer that was
+ * never received, whose retry is then the answer the client first sees).
+ */
+export async function keepFirstAnswer(db: Kysely<Database>, digest: string, first: FirstAnswer): Promise<FirstAnswer> {
+  const kept = await sql<{ first: unknown }>`
+    update signed_statements set answer = answer || jsonb_build_object('first', ${JSON.stringify(first)}::jsonb)
+    where digest = ${digest} and not (answer ? 'first')
+    returning answer -> 'first' as first
+  `.execute(db);
+  if (kept.rows.length > 0) return first;
+  // Kept already (by a concurrent answer too: this statement then waited for its row and changed nothing).
+  const earlier = await sql<{ first: unknown }>`
+    select answer -> 'first' as first from signed_statements where digest = ${digest}
+  `.execute(db);
+  const value = earlier.rows[0]?.first;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as FirstAnswer;
+}
+
+/**
  * Locks a live (not archived) provider for a statement: FOR UPDATE, which waits for a publisher
  * change of it (those take FOR KEY SHARE) and for another statement of it, so "who may sign now"
  * is read and acted on with nothing changing in between. False when unknown or archived.

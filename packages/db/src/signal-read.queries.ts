@@ -245,7 +245,8 @@ export async function listFollowedSignalKeys(
   const keys = request.limit + 1;
   const result = await sql<KeyRow>`
     with followed as materialized (select f.provider_id from follows f where f.user_id = ${userId}), recent as (
-      -- offset 0: the archived check runs on the sorted hits until the page is full, not on all of them.
+      -- offset 0: the archived check runs on the sorted hits until the page is full; the order by
+      -- again beside the limit, which the planner's join for that check may reorder (an audit).
       select h.provider_id, h.id, h.published_at, h.open_log_index
       from (
         select w.provider_id, w.id, w.published_at, w.open_log_index
@@ -261,6 +262,7 @@ export async function listFollowedSignalKeys(
         offset 0
       ) h
       where exists (select 1 from providers p where p.id = h.provider_id and p.archived_at is null)
+      order by h.published_at desc, h.open_log_index desc
       limit ${keys}
     ), merged as (
       select x.provider_id, x.id, x.published_at, x.open_log_index
@@ -286,9 +288,7 @@ export async function listFollowedSignalKeys(
 
 /** Whether `userId` follows `providerId` now (a signal read's reader class). */
 export async function followsProvider(db: Kysely<Database>, userId: number, providerId: number): Promise<boolean> {
-  const result = await sql`
-    select 1 from follows where user_id = ${userId} and provider_id = ${providerId}
-  `.execute(db);
+  const result = await sql`select 1 from follows where user_id = ${userId} and provider_id = ${providerId}`.execute(db);
   return result.rows.length > 0;
 }
 

@@ -80,4 +80,46 @@ describeBackends('the follower feed on %s', (backend) => {
       next: null,
     });
   });
+
+  it('gives the newest of the followed as the page, whatever join the planner picks (a small, analysed catalogue)', async () => {
+    // The shape that broke it (found by a black-box audit): 20 providers, a user following one of
+    // them, a few signals each, statistics taken. PostgreSQL then joined the archived check as a
+    // hash join probed by the providers' scan, which kept no order, and the page's limit took
+    // the wrong rows (limit 2: the 3rd and 4th newest).
+    const providers = (
+      await sql<{ id: string }>`
+        insert into providers (name) select 'P' || n from generate_series(1, 20) n returning id
+      `.execute(t.db)
+    ).rows.map((row) => Number(row.id));
+    const followed = providers.slice(0, 2);
+    const user = Number(
+      (await sql<{ id: string }>`insert into users (wallet, chain) values ('0xabcd', 'evm') returning id`.execute(t.db))
+        .rows[0]!.id,
+    );
+    await sql`insert into follows (user_id, provider_id) select ${user}, unnest(${followed}::bigint[])`.execute(t.db);
+    const plan = Array.from({ length: 40 }, (_, n) => ({ provider: providers[n % 8]!, n }));
+    await sql`
+      insert into signals (provider_id, id, published_at, reveal_at, open_acceptance_id, open_log_index)
+      select p.provider, 'q' || p.n, timestamptz '2026-02-01' + make_interval(secs => p.n), timestamptz '2026-02-01',
+        1000 + p.n, 1000 + p.n
+      from unnest(${plan.map((p) => p.provider)}::bigint[], ${plan.map((p) => p.n)}::int[]) as p (provider, n)
+    `.execute(t.db);
+    // As the demo seed leaves them: the catalogue analysed, the signals not yet.
+    if (backend === 'postgres') await sql`analyze providers, follows`.execute(t.db);
+    const expected = plan
+      .filter((p) => followed.includes(p.provider))
+      .reverse()
+      .map((p) => ({ providerId: p.provider, id: `q${p.n}` }));
+    for (let limit = 1; limit <= expected.length + 1; limit++) {
+      const page = await listFollowedSignalKeys(t.db, user, { limit, now: new Date() });
+      expect(page.keys, `limit ${limit}`).toEqual(expected.slice(0, limit));
+      const walked: { providerId: number; id: string }[] = [...page.keys];
+      for (let after = page.next; after; ) {
+        const next = await listFollowedSignalKeys(t.db, user, { limit, now: new Date(), after });
+        walked.push(...next.keys);
+        after = next.next;
+      }
+      expect(walked, `walked by ${limit}`).toEqual(expected);
+    }
+  });
 });

@@ -264,6 +264,22 @@ describe('signal-audit against the API', () => {
     expect(await caught(mode)).toEqual(['commitment']);
   });
 
+  it('catches a revealed signal’s content or status that its statements do not make', async () => {
+    const side = rewriteJson(list(), (body) => {
+      const { content } = body.items[0];
+      content.side = content.side === 'long' ? 'short' : 'long';
+    });
+    expect(await caught(side)).toEqual(['signal-content']);
+    const status = rewriteJson(list(), (body) => {
+      body.items[0].status = body.items[0].status === 'open' ? 'closed' : 'open';
+    });
+    expect(await caught(status)).toEqual(['signal-content']);
+    const openPct = rewriteJson(list(), (body) => {
+      body.items.at(-1).content.openPct = '100';
+    });
+    expect(await caught(openPct)).toEqual(['signal-content']);
+  });
+
   it('catches a signal dropped from the list, and a statement dropped from a signal', async () => {
     expect(await caught(rewriteJson(list(), (body) => void body.items.shift()))).toEqual(['signal-hidden']);
     expect(await caught(rewriteJson(list(), (body) => void body.items.at(-1).statements.pop()))).toEqual([

@@ -130,6 +130,17 @@ describe('signal-audit on an honest record', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('--provider must be a provider id');
   });
+
+  it('refuses a --state it could not keep before auditing: a missing folder, a folder for a file', async () => {
+    for (const state of [join(dir, 'no-such-folder', 'state'), dir]) {
+      const { code, stdout, stderr } = await audit(1, '--state', state);
+      expect(code, stderr).toBe(1);
+      expect(stderr).toContain(`--state ${state} cannot be read or written`);
+      // Said in one line, not a stack, and before any check ran.
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stdout).toBe('');
+    }
+  });
 });
 
 describe('signal-audit catches', () => {

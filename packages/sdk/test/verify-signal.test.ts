@@ -121,6 +121,17 @@ describe('verifySignal', () => {
     expect(checks(await verify(moved))).toEqual(expect.arrayContaining(['statement-mismatch']));
   });
 
+  it('refuses content or a status the statements do not make (the terms, openPct, closed shown open)', async () => {
+    const terms = p1.signal(ids.byEvm!, at);
+    (terms.content as { side: string }).side = 'short';
+    expect(checks(await verify(terms))).toEqual(['signal-content']);
+    const open = p1.signal(ids.byEvm!, at);
+    (open.content as { openPct: string }).openPct = '100';
+    open.status = 'open';
+    expect(checks(await verify(open))).toEqual(['signal-content']);
+    expect(checks(await verify(p1.signal(ids.byEvm!, at)))).toEqual([]);
+  });
+
   it('finds a statement left out of the signal, and a signal the log does not have', async () => {
     const short = p1.signal(ids.byEvm!, at);
     short.statements.pop();

@@ -677,7 +677,7 @@ export const VARIABLES = [
     key: 'signalRateLimitPerMinute',
     group: 'rate-limits',
     ...defaulted(integer(0, 1_000_000), '600'),
-    doc: 'signed statements per signer (wallet or delegated key) on the statement routes, kept in the database so every server shares the count; `0` turns it off',
+    doc: 'signed statements per signer (wallet or delegated key) whose signature held, and as many per client address refused before it (a forger spends its own budget), on the statement routes, kept in the database so every server shares the count; `0` turns it off',
   },
   {
     env: 'LOG_PRIVATE_KEY',

@@ -94,11 +94,11 @@ export function createHandler(deps: HandlerDeps): Handler {
     createContext: (req, res) => createContext({ req, res }),
     onError: logFailed,
   });
-  const trpc = (req: IncomingMessage, res: ServerResponse, target: URL) => {
+  const trpc = (req: IncomingMessage, res: ServerResponse, target: URL, head: boolean) => {
     const path = target.pathname.slice('/trpc/'.length);
     setRoute(req, trpcRoute(path, router._def.procedures));
-    // Subscriptions (events.stream) only: tRPC's own handler streams their events.
-    if (req.method === 'GET' && streams.serves(path)) return streams.handle(req, res, path);
+    // Subscriptions (events.stream, signals.live) only: streamed by trpc-stream.ts.
+    if (req.method === 'GET' && streams.serves(path)) return streams.handle(req, res, path, head);
     return trpcCall(req, res, target);
   };
 
@@ -128,7 +128,8 @@ export function createHandler(deps: HandlerDeps): Handler {
       // the method when it was made), so every GET route answers HEAD with the same headers.
       // The one field of the request still rewritten: tRPC's own handler (the streams) and
       // node's response read req.method themselves, and must see the GET they serve.
-      if (req.method === 'HEAD') req.method = 'GET';
+      const head = req.method === 'HEAD';
+      if (head) req.method = 'GET';
       const target = parseRequestTarget(req.url);
       const { pathname } = target;
       const fixed = routes[pathname];
@@ -143,7 +144,7 @@ export function createHandler(deps: HandlerDeps): Handler {
         res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
         res.end(avatar.render(avatar.path.exec(pathname)?.[1] ?? ''));
       } else if (pathname.startsWith('/trpc/')) {
-        await trpc(req, res, target);
+        await trpc(req, res, target, head);
       } else {
         await rest(req, res, target);
       }

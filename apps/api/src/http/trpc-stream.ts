@@ -24,7 +24,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AnyRouter, callTRPCProcedure, getTRPCErrorFromUnknown, initTRPC, TRPCError } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { isDirectStream, writeDirectStream } from '../wire/direct-stream.js';
+import { isDirectStream, SSE_HEADERS, writeDirectStream } from '../wire/direct-stream.js';
 import { toWireError, type WireError } from '../wire/errors.js';
 import { sendTrpcError } from '../wire/trpc-errors.js';
 import { mayGiveWay } from './connection-limits.js';
@@ -45,7 +45,8 @@ export function trpcStreamHandler({ router, createContext, onError }: TrpcStream
     /** True when `path` (after `/trpc/`) is a subscription: this handler's. */
     serves,
 
-    async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    /** `head`: a HEAD request (served as its GET, node sending no body). */
+    async handle(req: IncomingMessage, res: ServerResponse, path: string, head = false): Promise<void> {
       // The call's signal: a stream admitted for a client that left gives its slot back.
       const ended = new AbortController();
       res.once('close', () => ended.abort());
@@ -68,6 +69,14 @@ export function trpcStreamHandler({ router, createContext, onError }: TrpcStream
         return;
       }
       if (ended.signal.aborted) return;
+      // HEAD: the GET's head, admitted or refused the same, and no stream. Node sends no body for
+      // a HEAD, so a stream would never flush its head, and would hold its slot until the client
+      // left; ending the answer aborts the call's signal, which gives the slot back.
+      if (head) {
+        res.writeHead(200, SSE_HEADERS);
+        res.end();
+        return;
+      }
       // Admitted while the server stops (its client reconnected at once): it resumes elsewhere.
       if (closing) {
         res.destroy();

@@ -26,19 +26,63 @@ export const LOG_REDACT_PATHS = [
 
 /** Shapes of a credential anywhere in a URL: a service key, a JWT (three base64url parts, `eyJ` header). */
 const CREDENTIAL_SHAPES = /sgk_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
-/** Query parameters whose value is a credential whatever it looks like. */
+/** Query parameter names whose value is a credential whatever it looks like. */
 const CREDENTIAL_PARAMETER =
-  /([?&](?:access_token|api_key|apikey|auth|authorization|jwt|key|password|secret|session|token)=)[^&#]*/gi;
+  /^(?:access_token|api_key|apikey|auth|authorization|jwt|key|password|secret|session|token)$/i;
 
-/** `url` with every credential-looking value replaced by `[redacted]` (`secrets`: exact values too). */
-export function redactUrl(url: string, secrets: readonly string[] = []): string {
-  let text = url;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    // Raw and percent-encoded: either can be what the client sent.
-    text = text.split(secret).join(CENSOR).split(encodeURIComponent(secret)).join(CENSOR);
+/**
+ * A piece of a URL as the server reads it: percent-decoded, again while that changes it (a value
+ * encoded twice), bytes that are no UTF-8 decoded one by one. Matching the decoded text is what
+ * catches `sgk%5F…`, `%2E` between a JWT's parts or an encoded ADMIN_KEY (a black-box audit found
+ * all three logged as sent, when only the raw forms were matched).
+ */
+function decodePiece(piece: string): string {
+  let text = piece;
+  for (let round = 0; round < 3 && text.includes('%'); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(text);
+    } catch {
+      next = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    }
+    if (next === text) break;
+    text = next;
   }
-  return text.replace(CREDENTIAL_SHAPES, CENSOR).replace(CREDENTIAL_PARAMETER, `$1${CENSOR}`);
+  return text;
+}
+
+/** A piece with its credentials blanked: as sent when it holds none, else decoded, blanked and encoded again. */
+function redactPiece(piece: string, secrets: readonly string[]): string {
+  const text = decodePiece(piece);
+  let redacted = text.replace(CREDENTIAL_SHAPES, CENSOR);
+  for (const secret of secrets) if (secret) redacted = redacted.split(secret).join(CENSOR);
+  if (redacted === text) return piece;
+  return encodeURIComponent(redacted).split(encodeURIComponent(CENSOR)).join(CENSOR);
+}
+
+/**
+ * `url` with every credential-looking value replaced by `[redacted]` (`secrets`: exact values
+ * too), judged on each path segment, query name and value as decoded; the rest as sent.
+ */
+export function redactUrl(url: string, secrets: readonly string[] = []): string {
+  const split = url.indexOf('?');
+  const path = (split < 0 ? url : url.slice(0, split))
+    .split('/')
+    .map((segment) => redactPiece(segment, secrets))
+    .join('/');
+  if (split < 0) return path;
+  const query = url
+    .slice(split + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return redactPiece(pair, secrets);
+      const name = pair.slice(0, eq);
+      const value = CREDENTIAL_PARAMETER.test(decodePiece(name)) ? CENSOR : redactPiece(pair.slice(eq + 1), secrets);
+      return `${redactPiece(name, secrets)}=${value}`;
+    })
+    .join('&');
+  return `${path}?${query}`;
 }
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

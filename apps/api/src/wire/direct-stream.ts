@@ -22,14 +22,17 @@ export const directStream = (write: (res: ServerResponse) => Promise<void>): Dir
 export const isDirectStream = (value: unknown): value is DirectStream =>
   typeof value === 'object' && value !== null && DIRECT_STREAM in value;
 
+/** A stream's head, as tRPC's producer sends it (and a HEAD of a subscription gets). */
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+} as const;
+
 /** Writes the stream to `res`: its headers sent first, as tRPC's producer sends them. */
 export function writeDirectStream(stream: DirectStream, res: ServerResponse): Promise<void> {
-  res.writeHead(200, {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-    Connection: 'keep-alive',
-  });
+  res.writeHead(200, SSE_HEADERS);
   return stream[DIRECT_STREAM](res);
 }
 

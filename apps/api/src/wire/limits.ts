@@ -25,12 +25,19 @@ export function parseRequestTarget(url = '/'): URL {
       issues: [{ path: ['url'], message: `must be at most ${MAX_URL_BYTES} characters` }],
     });
   }
+  // A `.` or `..` segment (or `%2e` for a dot, which URL reads as one) names no resource: URL
+  // would resolve it away, so `/log/tile/0/x/../000` answered tile 0/000 (a black-box audit).
+  const path = url.split(/[?#]/, 1)[0]!;
+  if (DOT_SEGMENT.test(path))
+    throw new DomainError('NOT_FOUND', 'No resource is named by a path with a . or .. segment');
   try {
     return new URL(url.startsWith('/') ? `http://localhost${url}` : url);
   } catch {
     throw new DomainError('VALIDATION_ERROR', 'Malformed request target');
   }
 }
+
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
  * node:http's 'clientError': a request it could not parse (oversized headers, bad syntax) or

@@ -12,6 +12,7 @@ import { entriesPath, TILE_WIDTH, tilePath } from '@signal/core/log';
 import { describeBackends } from '@signal/test-support/vitest';
 import { describe, expect, it } from 'vitest';
 import { call, expectError, useApi } from '../harness.js';
+import { httpCall } from '../raw-http.js';
 import {
   appendInBulk,
   checkpointOfSize,
@@ -110,6 +111,18 @@ describeBackends('the served log on %s', (backend) => {
       for (const path of malformed) {
         const { status } = await get(api.url, path);
         expect([400, 404], path).toContain(status);
+      }
+      // Dot segments, sent as written (fetch would resolve them first): each once answered the
+      // tile it resolves to (a black-box audit), the last a hash tile as an entry bundle.
+      for (const path of [
+        '/log/tile/0/./000',
+        '/log/tile/0/x/../000',
+        '/log/tile/0/%2e/000',
+        '/log/tile/entries/../0/000',
+      ]) {
+        const reply = await httpCall(api.url, { method: 'GET', path });
+        expect(reply.status, path).toBe(404);
+        expect(JSON.parse(reply.text).code).toBe('NOT_FOUND');
       }
       const post = await call(api, 'POST', '/log/checkpoint');
       expect(post.status).toBe(404);

@@ -410,6 +410,31 @@ describe('every operation', () => {
     }
   });
 
+  it('marks required the query parameters the server refuses a request without: the proofs’ too', async () => {
+    const required = operations().flatMap(({ path, op }) =>
+      (op.parameters ?? [])
+        .filter((p: { in: string; required?: boolean }) => p.in === 'query' && p.required)
+        .map((p: { name: string }) => `${path} ${p.name}`),
+    );
+    expect(required.sort()).toEqual([
+      '/auth/nonce wallet',
+      '/log/proof/consistency from',
+      '/log/proof/consistency to',
+      '/log/proof/inclusion index',
+      '/log/proof/inclusion size',
+    ]);
+    for (const [path, query, missing] of [
+      ['/log/proof/inclusion', 'size=1', 'index'],
+      ['/log/proof/inclusion', 'index=0', 'size'],
+      ['/log/proof/consistency', 'to=1', 'from'],
+      ['/log/proof/consistency', 'from=1', 'to'],
+    ] as const) {
+      const reply = await call(api, 'GET', `${path}?${query}`);
+      expect(reply.status, `${path}?${query}`).toBe(400);
+      expect(reply.body.issues.map((issue: { path: string[] }) => issue.path[0])).toContain(missing);
+    }
+  });
+
   it('describes every parameter, with a schema and an example', () => {
     for (const { path, method, op } of operations()) {
       for (const parameter of op.parameters ?? []) {

@@ -293,8 +293,14 @@ describeBackends('delegated keys on %s', (backend) => {
     expectError(await post(a, revokePath(bot.key), await signed(revocation(bot.key), bot)), 403, 'FORBIDDEN');
   });
 
-  it('limits statements per signer (429), and archived providers leave the routes (404)', async () => {
-    await servers.expectPerSignerLimit(async (stranger) => (await delegate(delegatedKey().key, stranger)).status);
+  it('limits statements per signer (429), never by forgeries naming it, and archived providers leave the routes (404)', async () => {
+    const publisher = evmWallet();
+    expect((await addPublisher(publisher.address)).status).toBe(201);
+    await servers.expectStatementLimits(
+      keysPath(),
+      (by) => signed(delegation(delegatedKey().key), by),
+      walletSigner(publisher),
+    );
 
     const archived = (await call(a, 'POST', '/providers', { token: keys.writer, body: { name: 'Closed Desk' } })).body
       .id;

@@ -4,13 +4,15 @@
  * `lastEventId` → 400; each as its HTTP status with tRPC's JSON error, never a 200 stream. The
  * caps beside the connection caps: STREAMS_PER_CREDENTIAL (429), STREAMS_PER_ADDRESS (429) and
  * STREAMS_MAX (503 with Retry-After), read from X-Forwarded-For behind TRUST_PROXY so that one
- * test machine can be several addresses; a closed stream's slots free again.
+ * test machine can be several addresses; a closed stream's slots free again. A HEAD (of either
+ * subscription) gets the stream's head at once and holds no slot (found by the subscription fuzz).
  */
 import { randomBytes } from 'node:crypto';
 import { describeBackends } from '@signal/test-support/vitest';
 import { beforeAll, expect, it } from 'vitest';
 import { until } from '../events-support.js';
 import { createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
+import { httpCall } from '../raw-http.js';
 import { rawLive } from './live-support.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -62,6 +64,31 @@ describeBackends('signals.live refusals and caps on %s', (backend) => {
         expect(body.error.data.issues[0].path).toEqual(['lastEventId']);
       stream.close();
     }
+  });
+
+  it('answers a HEAD of either subscription with the stream’s head at once, holding no slot', async () => {
+    const both = await createServiceKey(api, ADMIN_KEY, 'head reader', ['signals:read', 'events:read']);
+    for (const path of ['/trpc/signals.live', '/trpc/events.stream']) {
+      // More HEADs than the credential's two slots: each gives its slot back as it ends.
+      for (let i = 0; i < 3; i++) {
+        const head = await httpCall(api.url, {
+          method: 'HEAD',
+          path,
+          headers: { authorization: `Bearer ${both}`, 'x-forwarded-for': `10.7.0.${i}` },
+        });
+        expect(head.status, `${path}, HEAD ${i + 1}`).toBe(200);
+        expect(head.headers['content-type']).toMatch(/^text\/event-stream/);
+        expect(head.text).toBe('');
+      }
+      // Refused the same as its GET, before any stream.
+      const refused = await httpCall(api.url, { method: 'HEAD', path, headers: { authorization: 'Bearer a.b.c' } });
+      expect(refused.status).toBe(401);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+    }
+    // And the slots are free: both streams of the credential open.
+    const streams = [await open(both, undefined, '10.7.1.1'), await open(both, undefined, '10.7.1.2')];
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    for (const stream of streams) stream.close();
   });
 
   it('caps streams per credential (429), per address (429) and in the process (503), and frees them', async () => {

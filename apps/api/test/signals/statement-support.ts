@@ -19,6 +19,7 @@ import {
   useServerPair,
 } from '../harness.js';
 import { fetchCheckpoint, fetchVerifierKey, get } from '../log/log-support.js';
+import { httpCall } from '../raw-http.js';
 
 /** RFC 8785 for the values statements hold: keys sorted at every level, no white space. */
 export function canonical(value: unknown): string {
@@ -53,9 +54,11 @@ export const SKEW_SECONDS = 4;
  *   copy of it is accepted only as a retry;
  * - `postCopiesAtOnce(path, body)`: the same statement six times at once, alternating between the
  *   two servers; exactly one is accepted (201), the other five answered as its retries (200);
- * - `expectPerSignerLimit(send)`: a wallet that may not sign (each statement refused with 403, yet
- *   counted) gets 429 on the statement past `rateLimit`, all sent inside one rate window; `send`
- *   posts one statement by the signer it is given and answers the status.
+ * - `expectStatementLimits(path, build, publisher)`: the two budgets, attacked inside one rate
+ *   window: statements naming `publisher` (allowed to sign) but signed by another wallet, from
+ *   another client address, are refused 401 until the one past `rateLimit`, refused 429; the
+ *   publisher's own statements (from a third address, whose budget the other tests' refusals
+ *   have not spent) are then all accepted, on both servers, until the one past `rateLimit`. `build` makes a fresh statement signed by the signer it is given.
  */
 export function useStatementServers(backend: Backend, origin: string, rateLimit: number) {
   const adminKey = `admin-${randomBytes(24).toString('base64url')}`;
@@ -80,13 +83,35 @@ export function useStatementServers(backend: Backend, origin: string, rateLimit:
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
     return replies;
   };
-  const expectPerSignerLimit = async (send: (signer: StatementSigner) => Promise<number>) => {
-    const stranger = walletSigner(evmWallet());
-    const statuses: number[] = [];
-    await roomInRateWindow();
-    for (let i = 0; i <= rateLimit; i++) statuses.push(await send(stranger));
-    expect(statuses.slice(0, rateLimit).every((status) => status === 403)).toBe(true);
-    expect(statuses[rateLimit]).toBe(429);
+  const expectStatementLimits = async (
+    path: string,
+    build: (by: StatementSigner) => Promise<Body>,
+    publisher: StatementSigner,
+  ) => {
+    const all = (status: number) => Array.from({ length: rateLimit }, () => status);
+    await roomInRateWindow(30_000);
+    // The attack: statements naming the publisher, signed by another wallet, from another address.
+    const forgery = { signer: publisher.signer, sign: walletSigner(evmWallet()).sign };
+    const forged: number[] = [];
+    for (let i = 0; i <= rateLimit; i++)
+      forged.push((await postFrom(servers.a, path, await build(forgery), '127.0.0.2')).status);
+    expect(forged.slice(0, rateLimit)).toEqual(all(401));
+    const refused = await postFrom(servers.a, path, await build(forgery), '127.0.0.2');
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/from this address were refused before their signature held/);
+    // It fails: the publisher it named keeps its whole budget, on both servers, and no more.
+    const own: number[] = [];
+    for (let batch = 0; batch < rateLimit; batch += 10) {
+      const bodies = await Promise.all(Array.from({ length: Math.min(10, rateLimit - batch) }, () => build(publisher)));
+      const replies = await Promise.all(
+        bodies.map((body, i) => postFrom(i % 2 ? servers.b : servers.a, path, body, '127.0.0.3')),
+      );
+      own.push(...replies.map((reply) => reply.status));
+    }
+    expect(own).toEqual(all(201));
+    const over = await postFrom(servers.b, path, await build(publisher), '127.0.0.3');
+    expect(over.status).toBe(429);
+    expect(over.body.message).toContain(`statements a minute by ${publisher.signer}`);
   };
   return {
     ...servers,
@@ -97,7 +122,7 @@ export function useStatementServers(backend: Backend, origin: string, rateLimit:
     solana: walletSigner(sol),
     waitPastSkewWindow,
     postCopiesAtOnce,
-    expectPerSignerLimit,
+    expectStatementLimits,
   };
 }
 
@@ -142,6 +167,18 @@ export async function signed(fields: Record<string, unknown>, by: StatementSigne
 /** POSTs a statement body (with an Authorization header when given: it must be ignored). */
 export const post = (api: { url: string }, path: string, body: Body, token?: string): Promise<Reply> =>
   call(api, 'POST', path, { body, ...(token ? { token } : {}) });
+
+/** POSTs a statement body from another client address (`from`: any 127/8 address is loopback). */
+export async function postFrom(api: { url: string }, path: string, body: Body, from: string) {
+  const reply = await httpCall(api.url, {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    localAddress: from,
+  });
+  return { status: reply.status, body: JSON.parse(reply.text) };
+}
 
 /** The log's entry at `index` as text, read from the served entry bundle of the current checkpoint. */
 export async function servedEntry(url: string, verifierKey: string, index: number): Promise<string> {

@@ -3,16 +3,25 @@
  * exactly the log's for it, in log order, each with the entry's type, receivedAt and
  * commitment; every revealed statement hashes to its commitment, is canonical and names the
  * log, the provider, the type and the signal of its entry, is signed by its signer, who was
- * allowed to sign then; and a statement whose revealAt has passed is revealed.
+ * allowed to sign then; a statement whose revealAt has passed is revealed; and a signal shown
+ * with its content has the content and status its statements make it (projectSignal, the rule
+ * the server reads by, replayed here).
  */
 import { toHex, utf8 } from '../log/bytes.js';
 import { canonicalJson, type JsonValue } from '../statements/canonical-json.js';
+import { projectSignal, type SignalStatementRecord } from '../statements/signal-projection.js';
 import type { ProviderHistory } from './history.js';
 import { type AuditedSignal, type AuditFailure, failure, type SignalReport, type StatementReport } from './report.js';
 import { type AuditCrypto, checkSignature, nobleCrypto, type SignatureChecks } from './signatures.js';
 
 /** The longest reveal delay the contract allows (`revealDelaySeconds` ≤ 2,592,000). */
 const MAX_REVEAL_DELAY_MS = 2_592_000_000;
+/**
+ * How far from the auditor's clock an `expiresAt` may be for the list to show either `open` or
+ * `expired`: the server judged it when it answered, a little before the check (or on a clock a
+ * little off).
+ */
+const EXPIRY_SLACK_MS = 300_000;
 
 export interface CheckSignalOptions extends SignatureChecks {
   /** The auditor's clock (default now): statements whose revealAt is before it must be revealed. */
@@ -165,6 +174,9 @@ export async function checkSignal(
     }
     report.verdict = 'verified';
   }
+  if (failures.length === 0 && signal.content !== null && listed.length > 0) {
+    checkProjection(signal, listed as SignalStatementRecord[], now, (message) => fail('signal-content', message));
+  }
   return {
     ok: failures.length === 0,
     signal: id,
@@ -173,4 +185,30 @@ export async function checkSignal(
     statements: reports,
     failures,
   };
+}
+
+/** The content and status shown against those the (verified) statements make. */
+function checkProjection(
+  signal: AuditedSignal,
+  statements: readonly SignalStatementRecord[],
+  now: number,
+  fail: (message: string) => void,
+): void {
+  let made: ReturnType<typeof projectSignal>;
+  try {
+    made = projectSignal({ ...signal, statements }, { full: true, now });
+  } catch (error) {
+    fail(`its statements do not make a signal: ${(error as Error).message}`);
+    return;
+  }
+  const shown = canonicalJson(signal.content as JsonValue);
+  const expected = canonicalJson(made.content as unknown as JsonValue);
+  if (shown !== expected) fail(`the content shown is ${shown}; its statements make it ${expected}`);
+  const expiresAt = made.content?.expiresAt ? Date.parse(made.content.expiresAt) : null;
+  const either = (status: string) => status === 'open' || status === 'expired';
+  const judgedNearExpiry =
+    expiresAt !== null && Math.abs(expiresAt - now) <= EXPIRY_SLACK_MS && either(signal.status) && either(made.status);
+  if (signal.status !== made.status && !judgedNearExpiry) {
+    fail(`the status shown is ${signal.status}; its statements make it ${made.status}`);
+  }
 }

@@ -34,6 +34,7 @@ export const AUDIT_CHECKS = {
   signature: "a statement's signature is not its signer's",
   'signature-unchecked': "a contract wallet's signature, which needs a chain to check (--rpc)",
   'signer-not-allowed': 'the signer was not allowed to sign for the provider at the receivedAt',
+  'signal-content': "a signal's content or status is not what its statements make it",
 } as const;
 
 export type AuditCheck = keyof typeof AUDIT_CHECKS;

@@ -15,7 +15,7 @@
  */
 import type { Signal, SignalContent, SignalStatementView, SignalStatus } from '../signal.schemas.js';
 import { openPct } from './decimal.js';
-import { instantMs } from './fields.js';
+import { instantMs } from './instants.js';
 import type { SignalStatementType } from './statement.schemas.js';
 
 /** One accepted statement of a signal, as stored. */

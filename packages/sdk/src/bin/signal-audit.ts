@@ -12,7 +12,8 @@
  */
 import * as builtinCrypto from 'node:crypto';
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   AUDIT_CHECKS,
@@ -201,9 +202,15 @@ function human(report: AuditReport, state: string | undefined): string {
 async function main(): Promise<void> {
   const options = readOptions();
   let previous: string | null = null;
-  if (options.state && existsSync(options.state)) {
-    previous = readFileSync(options.state, 'utf8');
-    if (previous.trim() === '') previous = null;
+  if (options.state) {
+    // Before the audit, not after it: a --state that cannot be read or kept is said at once.
+    try {
+      if (existsSync(options.state)) previous = readFileSync(options.state, 'utf8');
+      else accessSync(dirname(resolve(options.state)), constants.W_OK);
+    } catch (error) {
+      fail(`--state ${options.state} cannot be read or written: ${(error as Error).message}`);
+    }
+    if (previous?.trim() === '') previous = null;
   }
   const progress = progressReporter();
   const report = await auditProvider({
@@ -216,14 +223,22 @@ async function main(): Promise<void> {
     onProgress: (p) => progress.update(p),
   });
   progress.done();
+  let kept = true;
   if (options.state && report.keep) {
     const temporary = `${options.state}.${process.pid}.tmp`;
-    writeFileSync(temporary, report.keep, { mode: 0o644 });
-    renameSync(temporary, options.state);
+    try {
+      writeFileSync(temporary, report.keep, { mode: 0o644 });
+      renameSync(temporary, options.state);
+    } catch (error) {
+      kept = false;
+      process.stderr.write(
+        `signal-audit: today's checkpoint was not kept in ${options.state}: ${(error as Error).message}\n`,
+      );
+    }
   }
   const { keep: _keep, ...printed } = report;
   process.stdout.write(options.json ? `${JSON.stringify(printed, null, 2)}\n` : human(report, options.state));
-  process.exitCode = report.ok ? 0 : 1;
+  process.exitCode = report.ok && kept ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -57,7 +57,7 @@ const json = (value: Record<string, unknown>) =>
 
 type View = Signal['statements'][number];
 
-/** Every open's terms (the audit holds statements to the log, not the content to the terms). */
+/** Every open's terms. */
 const TERMS = {
   instrument: 'BTC-USD',
   side: 'long',
@@ -181,15 +181,11 @@ export class ProviderRecord {
     const held = this.signals.get(id);
     if (!held) throw new Error(`no signal ${id}`);
     const revealed = reader === 'follower' || Date.parse(held.signal.revealAt) <= now.getTime();
+    const { content, status } = contentOf(held.statements);
     return structuredClone({
       ...held.signal,
-      content: revealed
-        ? {
-            ...TERMS,
-            openPct: '100',
-            note: null,
-          }
-        : null,
+      status,
+      content: revealed ? content : null,
       statements: held.statements.map((s) => (revealed ? s : { ...s, statement: null, signer: null, signature: null })),
     }) as Signal;
   }
@@ -198,4 +194,41 @@ export class ProviderRecord {
   list(now = new Date(this.clock)): Signal[] {
     return [...this.signals.keys()].reverse().map((id) => this.signal(id, now));
   }
+}
+
+/** A decimal string as twelfths-of-a-trillion (the contract's decimals have at most 12 fraction digits). */
+const SCALE = 10n ** 12n;
+const scaled = (dec: string) => {
+  const [whole = '0', fraction = ''] = dec.split('.');
+  return BigInt(whole) * SCALE + BigInt(fraction.padEnd(12, '0'));
+};
+const decimal = (value: bigint) => {
+  const whole = value / SCALE;
+  const fraction = (value % SCALE).toString().padStart(12, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+};
+
+/**
+ * The content and status the contract gives these statements ("Signals"), written here from its
+ * words: the open's terms, each update's named fields replacing, `openPct` = 100 minus every
+ * `closePct` (exact), `cancelled` after a cancel, `closed` at 0 (the terms never expire).
+ */
+function contentOf(statements: readonly View[]): { content: Signal['content']; status: Signal['status'] } {
+  const content = { ...TERMS, openPct: '100', note: null as string | null };
+  let open = scaled('100');
+  let cancelled = false;
+  for (const view of statements) {
+    const fields = JSON.parse(view.statement!) as Record<string, unknown>;
+    if (view.type === 'signal.update') {
+      for (const name of ['stop', 'targets', 'note'] as const) {
+        if (name in fields) Object.assign(content, { [name]: fields[name] });
+      }
+    } else if (view.type === 'signal.close') {
+      open -= scaled(fields.closePct as string);
+    } else if (view.type === 'signal.cancel') {
+      cancelled = true;
+    }
+  }
+  content.openPct = decimal(open);
+  return { content, status: cancelled ? 'cancelled' : open === 0n ? 'closed' : 'open' };
 }

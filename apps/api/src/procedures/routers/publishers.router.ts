@@ -83,7 +83,7 @@ export const publishersRouter = router({
     .output(PublisherRemovedSchema)
     .mutation(async ({ input, ctx }) => {
       const { wallet } = parseWallet(input.wallet);
-      const outcome = await removePublisher(ctx.trx, { providerId: input.id, wallet, now: ctx.services.now() });
+      const outcome = await removePublisher(ctx.trx, { providerId: input.id, wallet, now: ctx.services.now });
       if (outcome.kind === 'provider-not-found') throw providerNotFound(input.id);
       if (outcome.kind === 'never') {
         throw new DomainError('NOT_FOUND', `${wallet} was never a publisher of provider ${input.id}`);

@@ -5,7 +5,7 @@
  * the rows; and the answer once the entry is in a signed checkpoint (the signal as that statement
  * left it, for a reader who may see its content, and the receipt), for a first answer and a retry.
  */
-import { DomainError, type SignalStatementAnswer } from '@signal/core';
+import { DomainError, type Signal, type SignalReceipt, type SignalStatementAnswer } from '@signal/core';
 import {
   type SignalStatement,
   type SignalStatementType,
@@ -15,6 +15,8 @@ import {
   statementCommitment,
 } from '@signal/core/statements';
 import {
+  type FirstAnswer,
+  keepFirstAnswer,
   readProviderSigners,
   readSignals,
   recordSignalStatement,
@@ -22,7 +24,7 @@ import {
   signalStatementIdUsed,
 } from '@signal/db';
 import type { Context, LogInclusion } from '../context.js';
-import { awaitInclusion, type StatementChange } from '../statements/acceptance.js';
+import { awaitInclusion, type Replay, type StatementChange } from '../statements/acceptance.js';
 import { forbidden, statementIdUsed } from '../statements/errors.js';
 import { receiptOf } from '../statements/receipt.js';
 
@@ -31,18 +33,36 @@ export const AFTER_SIGNATURE =
 
 /**
  * The answer of an accepted statement: the signal as that statement left it (its statements up to
- * this one), as a reader who may see its content, and the receipt.
+ * this one), as a reader who may see its content, and the receipt. The first answer's receipt and
+ * instant are kept (`keepFirstAnswer`), so a retry answers the same body byte for byte however
+ * the log has grown since (its signal's expiry judged at that instant too).
  */
-export async function statementAnswer(ctx: Context, inclusion: LogInclusion): Promise<SignalStatementAnswer> {
+export async function statementAnswer(
+  ctx: Context,
+  digest: string,
+  inclusion: LogInclusion,
+): Promise<SignalStatementAnswer> {
   const { db } = ctx.services.database;
-  const [signals, receipt] = await Promise.all([
-    readSignals(db, { logIndexes: [inclusion.logIndex] }, { full: true, now: ctx.services.now() }),
-    receiptOf(db, inclusion),
+  const mine = { receipt: await receiptOf(db, inclusion), at: ctx.services.now().toISOString() };
+  const [kept, signals] = await Promise.all([
+    keepFirstAnswer(db, digest, mine),
+    signalAt(ctx, inclusion.logIndex, mine.at),
   ]);
-  const signal = signals.get(inclusion.logIndex);
+  if (kept.at === mine.at) return { signal: signals, receipt: mine.receipt };
+  return { signal: await signalAt(ctx, inclusion.logIndex, kept.at), receipt: kept.receipt as SignalReceipt };
+}
+
+/** The signal as the statement at `logIndex` left it, its expiry judged at `at`. */
+async function signalAt(ctx: Context, logIndex: number, at: string): Promise<Signal> {
+  const signals = await readSignals(
+    ctx.services.database.db,
+    { logIndexes: [logIndex] },
+    { full: true, now: new Date(at) },
+  );
+  const signal = signals.get(logIndex);
   // Only when the provider was archived between the statement and its answer.
   if (!signal) throw new DomainError('PROVIDER_NOT_FOUND', 'the provider of this signal was archived');
-  return { signal, receipt };
+  return signal;
 }
 
 /** The part every signal statement shares after the route's own checks: the commitment, the entry, the rows. */
@@ -84,7 +104,7 @@ export async function recordSignal<T extends SignalStatementType>(
       entry: new TextEncoder().encode(entry),
     },
   );
-  return { acceptance, answer: (inclusion: LogInclusion) => statementAnswer(ctx, inclusion) };
+  return { acceptance, answer: (inclusion: LogInclusion) => statementAnswer(ctx, digest, inclusion) };
 }
 
 /** Permission at `receivedAt` (403), the signature (401), then the id's reuse (409). */
@@ -99,7 +119,12 @@ export async function checkSignerAndId<T extends SignalStatementType>(
   if (await signalStatementIdUsed(trx, providerId, id)) throw statementIdUsed(providerId, id);
 }
 
+/** A retry's answer: the kept first answer, or (when the first was never built) this one, kept. */
 export const replayAnswer =
   (ctx: Context) =>
-  async ({ acceptance }: { acceptance: { id: number; minIndex: number } }) =>
-    statementAnswer(ctx, await awaitInclusion(ctx, acceptance));
+  async ({ answer, acceptance, digest }: Replay): Promise<SignalStatementAnswer> => {
+    const first = (answer as { first?: FirstAnswer }).first;
+    if (!first) return statementAnswer(ctx, digest, await awaitInclusion(ctx, acceptance));
+    const receipt = first.receipt as SignalReceipt;
+    return { signal: await signalAt(ctx, receipt.logIndex, first.at), receipt };
+  };
