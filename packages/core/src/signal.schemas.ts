@@ -89,7 +89,8 @@ export const SignalStatementAnswerSchema = z.object({
 });
 export type SignalStatementAnswer = z.infer<typeof SignalStatementAnswerSchema>;
 
-export const signalIdParam = boundedText(64).describe('The signal id (1..64 of `A-Za-z0-9_-`)');
+/** Any text: an id of another shape names no signal, a 404 like any unknown id (not a 400 for some shapes). */
+export const signalIdParam = z.string().describe('The signal id (1..64 of `A-Za-z0-9_-`; any other names no signal: 404)');
 
 /** `POST /providers/{id}/signals`: a signed `signal.open` statement. */
 export const SignalOpenInputSchema = ProviderIdParamsSchema.extend(StatementBodySchema.shape);

@@ -150,6 +150,11 @@ describeBackends('signal lifecycle on %s', (backend) => {
     expectError((await changeSignal(desk, wallet, id, 'signal.close', { closePct: '1' })).reply, 409, 'SIGNAL_CLOSED');
     expectError((await changeSignal(desk, wallet, 'nope', 'signal.cancel')).reply, 404, 'SIGNAL_NOT_FOUND');
     expectError(await call(a, 'GET', `/providers/${desk.providerId}/signals/nope`), 404, 'SIGNAL_NOT_FOUND');
+    // An id of no signal's shape names no signal either: 404 whatever the shape (65 characters
+    // were a 400 and `a.b` a 404 before).
+    for (const id of ['a.b', '%00', 'x'.repeat(65), '%F0%9F%93%88', '..%2f..']) {
+      expectError(await call(a, 'GET', `/providers/${desk.providerId}/signals/${id}`), 404, 'SIGNAL_NOT_FOUND');
+    }
     expectError(await call(a, 'GET', `/providers/987654/signals/${id}`), 404, 'PROVIDER_NOT_FOUND');
 
     const soon = new Date(Date.now() + 1500).toISOString();
