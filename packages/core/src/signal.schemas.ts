@@ -5,7 +5,7 @@
  * Router, OpenAPI document and SDK all read these.
  */
 import { z } from 'zod';
-import { boundedText, isoTimestamp, pageLimitParam, subscriptionInput } from './schema-shapes.js';
+import { isoTimestamp, pageLimitParam, subscriptionInput } from './schema-shapes.js';
 import { cursorParam, MAX_SAFE_ID, ProviderIdParamsSchema } from './schemas.js';
 import { StatementBodySchema } from './statements/statement.schemas.js';
 
@@ -90,7 +90,9 @@ export const SignalStatementAnswerSchema = z.object({
 export type SignalStatementAnswer = z.infer<typeof SignalStatementAnswerSchema>;
 
 /** Any text: an id of another shape names no signal, a 404 like any unknown id (not a 400 for some shapes). */
-export const signalIdParam = z.string().describe('The signal id (1..64 of `A-Za-z0-9_-`; any other names no signal: 404)');
+export const signalIdParam = z
+  .string()
+  .describe('The signal id (1..64 of `A-Za-z0-9_-`; any other names no signal: 404)');
 
 /** `POST /providers/{id}/signals`: a signed `signal.open` statement. */
 export const SignalOpenInputSchema = ProviderIdParamsSchema.extend(StatementBodySchema.shape);

@@ -61,7 +61,7 @@ export interface FirstAnswer {
 export async function keepFirstAnswer(db: Kysely<Database>, digest: string, first: FirstAnswer): Promise<FirstAnswer> {
   const kept = await sql<{ first: unknown }>`
     update signed_statements set answer = answer || jsonb_build_object('first', ${JSON.stringify(first)}::jsonb)
-    where digest = ${digest} and not (answer ? 'first')
+    where digest = ${digest} and jsonb_typeof(answer) = 'object' and not (answer ? 'first')
     returning answer -> 'first' as first
   `.execute(db);
   if (kept.rows.length > 0) return first;
@@ -70,6 +70,8 @@ export async function keepFirstAnswer(db: Kysely<Database>, digest: string, firs
     select answer -> 'first' as first from signed_statements where digest = ${digest}
   `.execute(db);
   const value = earlier.rows[0]?.first;
+  // None kept, nor keepable (an answer that is no object): this one stands, unkept.
+  if (value === null || value === undefined) return first;
   return (typeof value === 'string' ? JSON.parse(value) : value) as FirstAnswer;
 }
 

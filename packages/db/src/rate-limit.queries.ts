@@ -28,23 +28,3 @@ export async function hitRateLimit(
     .executeTakeFirstOrThrow();
   return { hits: row.hits, resetAt: new Date(start + input.windowMs) };
 }
-
-/**
- * The hits so far in each bucket's current fixed window (0 for a bucket not hit in it), without
- * counting one: for a limit that charges an attempt only once its outcome is known (the
- * statement routes charge a signer only for statements whose signature held).
- */
-export async function readRateLimitHits(
-  db: Kysely<Database>,
-  input: { buckets: string[]; now: Date; windowMs: number },
-): Promise<{ hits: number[]; resetAt: Date }> {
-  const start = Math.floor(input.now.getTime() / input.windowMs) * input.windowMs;
-  const rows = await db
-    .selectFrom('rate_limit_hits')
-    .select(['bucket', 'hits'])
-    .where('bucket', 'in', input.buckets)
-    .where('window_start', '=', new Date(start))
-    .execute();
-  const hits = new Map(rows.map((row) => [row.bucket, row.hits]));
-  return { hits: input.buckets.map((bucket) => hits.get(bucket) ?? 0), resetAt: new Date(start + input.windowMs) };
-}

@@ -260,7 +260,7 @@ export const VARIABLES = [
     key: 'seedSignalProviders',
     group: 'database',
     ...defaulted(integer(0, 100), '10'),
-    doc: 'with `SEED_PROVIDERS`: on a fresh demo (no publisher yet), this many of the most followed demo providers get a publisher wallet, a delegated key and six signals, posted to the server’s own statement routes once it listens (see [the demo app](demo-app.md#signals-in-the-demo)); `0` = none',
+    doc: 'with `SEED_PROVIDERS`: on a fresh demo (no publisher yet), this many of the most followed demo providers get a publisher wallet, a delegated key and six signals, posted to the server’s own statement routes once it listens (see [the demo app](demo-app.md#signals-in-the-demo)); `0` = none; none either, with a warning, under a `SIGNAL_RATE_LIMIT_PER_MINUTE` below the 10 statements a minute its bot key signs',
   },
   {
     env: 'DATABASE_POOL_SIZE',
@@ -677,7 +677,7 @@ export const VARIABLES = [
     key: 'signalRateLimitPerMinute',
     group: 'rate-limits',
     ...defaulted(integer(0, 1_000_000), '600'),
-    doc: 'signed statements per signer (wallet or delegated key) whose signature held, and as many per client address refused before it (a forger spends its own budget), on the statement routes, kept in the database so every server shares the count; `0` turns it off',
+    doc: 'signed statements per signer (wallet or delegated key) whose signature holds, and as many per client address for the others (a forgery, a contract wallet’s signature): a forger spends its own budget, never the publisher’s it names; on the statement routes, kept in the database so every server shares the count; `0` turns it off',
   },
   {
     env: 'LOG_PRIVATE_KEY',

@@ -54,6 +54,13 @@ function botSigner(seed: Buffer): Signer {
   };
 }
 
+/**
+ * The most statements one signer of the seed signs for a provider, all within a minute: the bot
+ * key's five of the six opens, an update, three closes and a cancel (the wallet signs three). Under a
+ * per-signer limit below it the seed would stop half-way, so it does not start.
+ */
+export const SEED_STATEMENTS_PER_SIGNER = 10;
+
 /** A statement route refused the seed's statement: the seed stops that provider and says why. */
 class SeedRefused extends Error {}
 
@@ -246,6 +253,14 @@ export interface DemoSignalsResult {
  */
 export async function seedDemoSignals(services: Services, baseUrl: string): Promise<DemoSignalsResult | null> {
   const started = performance.now();
+  const limit = services.config.signalRateLimitPerMinute;
+  if (limit > 0 && limit < SEED_STATEMENTS_PER_SIGNER) {
+    // Half a demo, never re-run (the catalogue is no longer fresh), would be worse than none.
+    services.log.warn(
+      `demo signals not seeded: SIGNAL_RATE_LIMIT_PER_MINUTE=${limit} is below the ${SEED_STATEMENTS_PER_SIGNER} statements a minute the seed's bot key signs`,
+    );
+    return null;
+  }
   const { db } = services.database;
   const any = await db.selectFrom('provider_publishers').select('provider_id').limit(1).executeTakeFirst();
   if (any) return null;

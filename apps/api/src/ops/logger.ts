@@ -26,9 +26,11 @@ export const LOG_REDACT_PATHS = [
 
 /** Shapes of a credential anywhere in a URL: a service key, a JWT (three base64url parts, `eyJ` header). */
 const CREDENTIAL_SHAPES = /sgk_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+const CREDENTIAL_NAMES = 'access_token|api_key|apikey|auth|authorization|jwt|key|password|secret|session|token';
 /** Query parameter names whose value is a credential whatever it looks like. */
-const CREDENTIAL_PARAMETER =
-  /^(?:access_token|api_key|apikey|auth|authorization|jwt|key|password|secret|session|token)$/i;
+const CREDENTIAL_PARAMETER = new RegExp(`^(?:${CREDENTIAL_NAMES})$`, 'i');
+/** Such a parameter anywhere in a text: a URL inside a value too (`?next=/login?token=…`). */
+const CREDENTIAL_PARAMETER_IN_TEXT = new RegExp(`([?&](?:${CREDENTIAL_NAMES})=)[^&#]*`, 'gi');
 
 /**
  * A piece of a URL as the server reads it: percent-decoded, again while that changes it (a value
@@ -54,7 +56,7 @@ function decodePiece(piece: string): string {
 /** A piece with its credentials blanked: as sent when it holds none, else decoded, blanked and encoded again. */
 function redactPiece(piece: string, secrets: readonly string[]): string {
   const text = decodePiece(piece);
-  let redacted = text.replace(CREDENTIAL_SHAPES, CENSOR);
+  let redacted = text.replace(CREDENTIAL_SHAPES, CENSOR).replace(CREDENTIAL_PARAMETER_IN_TEXT, `$1${CENSOR}`);
   for (const secret of secrets) if (secret) redacted = redacted.split(secret).join(CENSOR);
   if (redacted === text) return piece;
   return encodeURIComponent(redacted).split(encodeURIComponent(CENSOR)).join(CENSOR);
@@ -70,9 +72,7 @@ export function redactUrl(url: string, secrets: readonly string[] = []): string 
     .split('/')
     .map((segment) => redactPiece(segment, secrets))
     .join('/');
-  if (split < 0) return path;
-  const query = url
-    .slice(split + 1)
+  const query = (split < 0 ? '' : url.slice(split + 1))
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
@@ -82,7 +82,16 @@ export function redactUrl(url: string, secrets: readonly string[] = []): string 
       return `${redactPiece(name, secrets)}=${value}`;
     })
     .join('&');
-  return `${path}?${query}`;
+  let text = split < 0 ? path : `${path}?${query}`;
+  // And the whole URL, as sent: a secret holding `/`, `=` or `&` spans pieces; a credential-named
+  // parameter may follow a second `?` inside a value.
+  for (const secret of secrets) {
+    if (secret) text = text.split(secret).join(CENSOR).split(encodeURIComponent(secret)).join(CENSOR);
+  }
+  text = text.replace(CREDENTIAL_PARAMETER_IN_TEXT, `$1${CENSOR}`);
+  // A secret that only the whole URL decoded shows (spanning pieces, escaped): none of it is logged.
+  const decoded = decodePiece(text);
+  return secrets.some((secret) => secret && decoded.includes(secret)) ? CENSOR : text;
 }
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

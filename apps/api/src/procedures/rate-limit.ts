@@ -9,15 +9,15 @@
  * - service key: SERVICE_KEY_RATE_LIMIT_PER_MINUTE per key on the scoped routes, counted in the
  *   process for the same reason (service-auth.ts);
  * - statement: SIGNAL_RATE_LIMIT_PER_MINUTE per signer on the statement routes, for statements
- *   whose signature held, and as many per client address for those refused before it (a forger
- *   spends its own budget, not the publisher's it names); in PostgreSQL.
+ *   whose signature holds, and as many per client address for the others (a forger spends its
+ *   own budget, not the publisher's it names); in PostgreSQL.
  * A 429 carries Retry-After and the IETF RateLimit / RateLimit-Policy fields
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "follow";q=60;w=60` and
  * `RateLimit: "follow";r=0;t=42` (quota, window, remaining, seconds until the window ends).
  */
 import { isIP } from 'node:net';
 import { DomainError } from '@signal/core';
-import { hitRateLimit, type NewUserBudget, readRateLimitHits } from '@signal/db';
+import { hitRateLimit, type NewUserBudget } from '@signal/db';
 import { ipv6Prefix, rateLimitKey, requestAddress } from '../wire/client-address.js';
 import { rateLimitFields } from '../wire/errors.js';
 import type { Context, Services } from './context.js';
@@ -101,76 +101,30 @@ export const followLimitedProcedure = authedProcedure.use(async ({ ctx, next }) 
 });
 
 /**
- * The statement routes' two budgets of SIGNAL_RATE_LIMIT_PER_MINUTE, in the database so every
- * server shares them: a signer's statements whose signature held, and a client address's
- * statements that did not get that far (refused 404, 403 or 401). A forger names a publisher's
- * wallet at no cost to it: its forgeries spend its own address's budget, never the signer's.
- * Checked before the database checks (`checkStatementBudgets`, which counts nothing), charged
- * once the outcome is known (`chargeStatement`).
+ * Counts one signed statement against one of the statement routes' two budgets of
+ * SIGNAL_RATE_LIMIT_PER_MINUTE, in the database so every server shares them; past it, a 429
+ * before any database check. Whose budget: the signer's when the signature holds as far as this
+ * server can tell without a chain (`locallyValid`: an EOA's, a Solana wallet's, a delegated
+ * key's), else the client address's (a forgery, or a contract wallet's signature, which only
+ * the chain can tell). A forger who names a publisher's wallet spends its own address's budget,
+ * never the publisher's; and a publisher behind an address a forger shares keeps its own.
+ * Counted before the work, with one atomic upsert, so concurrent requests cannot pass it.
  */
-function statementBudgets(ctx: Pick<Context, 'services' | 'req'>, signer: string) {
+export async function countStatement(
+  ctx: Pick<Context, 'services' | 'req' | 'res'>,
+  signer: string,
+  locallyValid: boolean,
+): Promise<void> {
   const { config, database, now } = ctx.services;
   const limit = config.signalRateLimitPerMinute;
-  if (limit === 0) return null;
-  return {
-    db: database.db,
-    at: now(),
-    policy: { name: 'statement', limit },
-    signer: `statement:${signer}`,
-    address: `statement-unverified:${rateLimitKey(requestAddress(ctx))}`,
-  };
-}
-
-/** Past either budget, a 429 before any signature is checked; nothing counted. */
-export async function checkStatementBudgets(
-  ctx: Pick<Context, 'services' | 'req' | 'res'>,
-  signer: string,
-): Promise<void> {
-  const budgets = statementBudgets(ctx, signer);
-  if (!budgets) return;
-  const { db, at, policy } = budgets;
-  const read = await readRateLimitHits(db, {
-    buckets: [budgets.signer, budgets.address],
-    now: at,
-    windowMs: RATE_LIMIT_WINDOW_MS,
-  });
-  const [bySigner = 0, byAddress = 0] = read.hits;
-  const retryIn = secondsUntil(read.resetAt, at);
-  const { limit } = policy;
-  if (bySigner >= limit) throw rateLimited(`More than ${limit} statements a minute by ${signer}`, retryIn, policy);
-  if (byAddress >= limit) {
-    throw rateLimited(
-      `More than ${limit} statements a minute from this address were refused before their signature held`,
-      retryIn,
-      policy,
-    );
-  }
-}
-
-/**
- * Charges one statement: to the signer's budget when its signature held (the RateLimit fields
- * then go on the answer), else to the address's. Never throws: the statement's answer is
- * decided already, and a count lost to a failing database is one count.
- */
-export async function chargeStatement(
-  ctx: Pick<Context, 'services' | 'req' | 'res'>,
-  signer: string,
-  verified: boolean,
-): Promise<void> {
-  const budgets = statementBudgets(ctx, signer);
-  if (!budgets) return;
-  const { db, at, policy } = budgets;
-  try {
-    const bucket = verified ? budgets.signer : budgets.address;
-    const hit = await hitRateLimit(db, { bucket, now: at, windowMs: RATE_LIMIT_WINDOW_MS });
-    if (!verified || ctx.res.headersSent) return;
-    const remaining = Math.max(0, policy.limit - hit.hits);
-    for (const [name, value] of Object.entries(rateLimitHeaders(policy, remaining, secondsUntil(hit.resetAt, at)))) {
-      ctx.res.setHeader(name, value);
-    }
-  } catch {
-    // See above: the answer stands.
-  }
+  if (limit === 0) return;
+  const at = now();
+  const bucket = locallyValid ? `statement:${signer}` : `statement-unverified:${rateLimitKey(requestAddress(ctx))}`;
+  const hit = await hitRateLimit(database.db, { bucket, now: at, windowMs: RATE_LIMIT_WINDOW_MS });
+  const message = locallyValid
+    ? `More than ${limit} statements a minute by ${signer}`
+    : `More than ${limit} statements a minute from this address whose signature did not hold (or needs the chain)`;
+  enforce(ctx, { name: 'statement', limit }, hit, at, message, locallyValid);
 }
 
 /**

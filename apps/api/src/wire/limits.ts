@@ -25,11 +25,13 @@ export function parseRequestTarget(url = '/'): URL {
       issues: [{ path: ['url'], message: `must be at most ${MAX_URL_BYTES} characters` }],
     });
   }
-  // A `.` or `..` segment (or `%2e` for a dot, which URL reads as one) names no resource: URL
-  // would resolve it away, so `/log/tile/0/x/../000` answered tile 0/000 (a black-box audit).
+  // A `.` or `..` segment (or `%2e` for a dot), or a raw `\`, which URL reads as a `/`: URL would
+  // resolve the path to another one, so `/log/tile/0/x/../000` answered tile 0/000 (a black-box
+  // audit; `x\..\000` too, a review). No resource is named so.
   const path = url.split(/[?#]/, 1)[0]!;
-  if (DOT_SEGMENT.test(path))
-    throw new DomainError('NOT_FOUND', 'No resource is named by a path with a . or .. segment');
+  if (path.includes('\\') || DOT_SEGMENT.test(path)) {
+    throw new DomainError('NOT_FOUND', 'No resource is named by a path with a . or .. segment or a backslash');
+  }
   try {
     return new URL(url.startsWith('/') ? `http://localhost${url}` : url);
   } catch {

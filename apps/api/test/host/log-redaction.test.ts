@@ -34,6 +34,8 @@ describe.each(['postgres', 'pglite'] as const)('credentials in logged URLs on %s
       `/providers?marker=${marker}&q=${token.replaceAll('.', '%2E')}`,
       `/providers?marker=${marker}&q=sgk%255F${key.slice(4)}`,
       `/providers/${key}/stats?marker=${marker}`,
+      // A URL inside a value, its own query holding a token (the review's).
+      `/providers?marker=${marker}&next=/login?token=${opaque}x`,
     ];
     for (const path of asked) await call(api, 'GET', path);
     const text = log.text();

@@ -119,6 +119,9 @@ describeBackends('the served log on %s', (backend) => {
         '/log/tile/0/x/../000',
         '/log/tile/0/%2e/000',
         '/log/tile/entries/../0/000',
+        // And backslashes, which URL reads as slashes (the review's).
+        '/log/tile/0/x\\..\\000',
+        '/log/tile/0\\000',
       ]) {
         const reply = await httpCall(api.url, { method: 'GET', path });
         expect(reply.status, path).toBe(404);

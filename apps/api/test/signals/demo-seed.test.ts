@@ -17,6 +17,7 @@ import { verifyMessage } from 'viem';
 import { beforeAll, expect, it } from 'vitest';
 import { call, evmWallet, signIn, startApi, type TestApi, useApi } from '../harness.js';
 import { fetchCheckpoint, fetchVerifierKey } from '../log/log-support.js';
+import { logCapture } from '../log-capture.js';
 import { demoBotKey, demoWallet } from './demo-keys.js';
 import { servedEntry } from './statement-support.js';
 
@@ -205,6 +206,21 @@ describeBackends('the demo seed publishes signals through the routes, on %s', (b
       expect(after).toBe(before);
     } finally {
       await second?.stop();
+    }
+  });
+
+  it('seeds no signal, and says why, under a per-signer limit below the seed’s own statements', async () => {
+    if (backend !== 'postgres') return; // the same code on PGlite; one start of it is enough
+    const log = logCapture();
+    const low = await startApi(backend, {
+      env: { SEED_PROVIDERS: '5', SEED_SIGNAL_PROVIDERS: '2', SIGNAL_RATE_LIMIT_PER_MINUTE: '5' },
+      logger: log.logger,
+    });
+    try {
+      expect((await fetchCheckpoint(low.url, await fetchVerifierKey(low.url))).size).toBe(0);
+      expect(log.text()).toContain('demo signals not seeded: SIGNAL_RATE_LIMIT_PER_MINUTE=5');
+    } finally {
+      await low.stop();
     }
   });
 });

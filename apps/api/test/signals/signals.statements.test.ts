@@ -347,7 +347,7 @@ describeBackends('signal statements on %s', (backend) => {
         );
         // And in the log: the removal's entry comes after the statement's (signed within 1 s of its answer).
         let removedAt = -1;
-        for (let index = statement.logIndex + 1, tries = 0; removedAt < 0 && tries < 40; tries++) {
+        for (let index = statement.logIndex + 1, tries = 0; removedAt < 0 && tries < 200; tries++) {
           const { size } = await fetchCheckpoint(a.url, keys.verifierKey);
           for (; index < size && removedAt < 0; index++) {
             const entry = JSON.parse(await servedEntry(a.url, keys.verifierKey, index));

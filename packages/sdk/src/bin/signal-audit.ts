@@ -206,7 +206,8 @@ async function main(): Promise<void> {
     // Before the audit, not after it: a --state that cannot be read or kept is said at once.
     try {
       if (existsSync(options.state)) previous = readFileSync(options.state, 'utf8');
-      else accessSync(dirname(resolve(options.state)), constants.W_OK);
+      // Kept by a rename beside it: the folder must take a new file, the state there or not.
+      accessSync(dirname(resolve(options.state)), constants.W_OK);
     } catch (error) {
       fail(`--state ${options.state} cannot be read or written: ${(error as Error).message}`);
     }

@@ -5,9 +5,9 @@
  * 2. the byte-identical retry: the body's digest already accepted → the first answer, 200, and
  *    nothing appended (before the skew and permission checks: a retry after a minute still works);
  * 3. `issuedAt` within SIGNAL_MAX_SKEW_SECONDS (400), the signer's format (400 INVALID_WALLET),
- *    the limits (429: the signer's statements whose signature held, the address's that did
- *    not; checked here, charged once the outcome is known, so that a forgery naming a
- *    publisher spends the forger's budget, never the publisher's);
+ *    the limits (429, counted before the database checks: the signer's when the signature holds
+ *    as far as it can be told without a chain, else the client address's, so that a forgery
+ *    naming a publisher spends the forger's budget, never the publisher's);
  * 4. in one transaction, with the provider locked (404 when unknown or archived): the route's
  *    permission (403), signature (401) and reuse (409) checks and its writes, at `receivedAt`;
  *    a concurrent duplicate that committed first is found there and answered as a retry;
@@ -24,11 +24,12 @@ import {
   readStatement,
   type StatementSigner,
   type StatementType,
+  verifyStatementSignatureLocally,
 } from '@signal/core/statements';
 import { type Database, findSignedStatement, type LogAcceptance, lockProviderForStatement } from '@signal/db';
 import type { Kysely, Transaction } from 'kysely';
 import type { Context, LogInclusion } from '../context.js';
-import { chargeStatement, checkStatementBudgets } from '../rate-limit.js';
+import { countStatement } from '../rate-limit.js';
 import { awaitReplicaAfterWrite } from '../read-replica.js';
 import { providerNotFound } from '../trpc.js';
 
@@ -125,44 +126,39 @@ export async function acceptStatement<T extends StatementType, A>(
   }
   checkIssuedAt(read.statement, now().getTime(), config.signalMaxSkewSeconds);
   const signer = parseStatementSigner(read.signer);
-  await checkStatementBudgets(ctx, signer.id);
+  // The signature as far as it can be checked without a chain: it decides whose budget the
+  // attempt spends; its verdict is answered in the contract's order, in the transaction.
+  const locallyValid = verifyStatementSignatureLocally(signer, read.text, read.signature);
+  await countStatement(ctx, signer.id, locallyValid);
 
-  let verified = false;
-  let concurrentRetry = false;
-  const outcome = await database.db
-    .transaction()
-    .execute(async (trx) => {
-      if (!(await lockProviderForStatement(trx, providerId))) throw providerNotFound(providerId);
-      const concurrent = await retry(trx);
-      if (concurrent) {
-        concurrentRetry = true;
-        return { kind: 'retry' as const, replay: concurrent };
-      }
-      try {
-        const accepted = await route.change({
-          trx,
-          read,
-          signer,
-          digest,
-          receivedAt: now(),
-          checkSignature: async () => {
+  const outcome = await database.db.transaction().execute(async (trx) => {
+    if (!(await lockProviderForStatement(trx, providerId))) throw providerNotFound(providerId);
+    const concurrent = await retry(trx);
+    if (concurrent) return { kind: 'retry' as const, replay: concurrent };
+    try {
+      const accepted = await route.change({
+        trx,
+        read,
+        signer,
+        digest,
+        receivedAt: now(),
+        checkSignature: async () => {
+          if (!locallyValid) {
             await checkStatementSignature(signer, read.text, read.signature, evmChain ? { evmChain } : {});
-            verified = true;
-          },
-          done: (earlier) => {
-            throw new Answered(earlier);
-          },
-        });
-        return { kind: 'accepted' as const, accepted };
-      } catch (error) {
-        // A change that answers without writing (a repeated revoke): the transaction commits nothing.
-        if (error instanceof Answered)
-          return { kind: 'answered' as const, earlier: error.earlier as StatementOutcome<A> };
-        throw error;
-      }
-    })
-    // A retry found here was charged as its first answer was; anything else is charged now.
-    .finally(() => (concurrentRetry ? undefined : chargeStatement(ctx, signer.id, verified)));
+          }
+        },
+        done: (earlier) => {
+          throw new Answered(earlier);
+        },
+      });
+      return { kind: 'accepted' as const, accepted };
+    } catch (error) {
+      // A change that answers without writing (a repeated revoke): the transaction commits nothing.
+      if (error instanceof Answered)
+        return { kind: 'answered' as const, earlier: error.earlier as StatementOutcome<A> };
+      throw error;
+    }
+  });
   if (outcome.kind === 'retry') {
     ctx.res.statusCode = 200;
     return route.replay(outcome.replay);

@@ -48,7 +48,8 @@ export async function statementAnswer(
     keepFirstAnswer(db, digest, mine),
     signalAt(ctx, inclusion.logIndex, mine.at),
   ]);
-  if (kept.at === mine.at) return { signal: signals, receipt: mine.receipt };
+  // Ours was kept (the very object back), else an earlier answer's: two may share a millisecond.
+  if (kept === mine) return { signal: signals, receipt: mine.receipt };
   return { signal: await signalAt(ctx, inclusion.logIndex, kept.at), receipt: kept.receipt as SignalReceipt };
 }
 
