@@ -145,6 +145,8 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
   report.counts.keys = history.keys;
 
   at = clock();
+  // When the server began judging what it lists (a signal's expiry, at its read): a long listing spans minutes.
+  const listedFrom = new Date();
   const listed = await readSignals(options, fetchImpl);
   timings.fetchSignals = clock() - at;
   if (listed.error) failures.push(failure('list-unavailable', listed.error));
@@ -159,7 +161,12 @@ export async function auditProvider(options: AuditOptions): Promise<AuditReport>
       continue;
     }
     seen.add(signal.id);
-    const result = await checkSignal(signal, history, { evmChain: options.evmChain, crypto: options.crypto, now });
+    const result = await checkSignal(signal, history, {
+      evmChain: options.evmChain,
+      crypto: options.crypto,
+      now,
+      ...(options.now ? {} : { listedFrom }),
+    });
     report.signals.push(result);
     failures.push(...result.failures);
     checked += signal.statements.length;

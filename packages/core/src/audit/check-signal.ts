@@ -17,15 +17,17 @@ import { type AuditCrypto, checkSignature, nobleCrypto, type SignatureChecks } f
 /** The longest reveal delay the contract allows (`revealDelaySeconds` ≤ 2,592,000). */
 const MAX_REVEAL_DELAY_MS = 2_592_000_000;
 /**
- * How far from the auditor's clock an `expiresAt` may be for the list to show either `open` or
- * `expired`: the server judged it when it answered, a little before the check (or on a clock a
- * little off).
+ * How far outside the listing's time an `expiresAt` may be for the list to show either `open` or
+ * `expired`: the server judged it when it answered, between the listing's start and the check
+ * (on a clock a little off).
  */
 const EXPIRY_SLACK_MS = 300_000;
 
 export interface CheckSignalOptions extends SignatureChecks {
   /** The auditor's clock (default now): statements whose revealAt is before it must be revealed. */
   now?: Date;
+  /** When the server began answering the list the signal came from (default `now`): its status was judged since. */
+  listedFrom?: Date;
 }
 
 /** Hex SHA-256 of a statement's UTF-8 bytes, without Node built-ins. */
@@ -175,7 +177,10 @@ export async function checkSignal(
     report.verdict = 'verified';
   }
   if (failures.length === 0 && signal.content !== null && listed.length > 0) {
-    checkProjection(signal, listed as SignalStatementRecord[], now, (message) => fail('signal-content', message));
+    const from = options.listedFrom?.getTime() ?? now;
+    checkProjection(signal, listed as SignalStatementRecord[], { from, now }, (message) =>
+      fail('signal-content', message),
+    );
   }
   return {
     ok: failures.length === 0,
@@ -191,7 +196,7 @@ export async function checkSignal(
 function checkProjection(
   signal: AuditedSignal,
   statements: readonly SignalStatementRecord[],
-  now: number,
+  { from, now }: { from: number; now: number },
   fail: (message: string) => void,
 ): void {
   let made: ReturnType<typeof projectSignal>;
@@ -207,7 +212,11 @@ function checkProjection(
   const expiresAt = made.content?.expiresAt ? Date.parse(made.content.expiresAt) : null;
   const either = (status: string) => status === 'open' || status === 'expired';
   const judgedNearExpiry =
-    expiresAt !== null && Math.abs(expiresAt - now) <= EXPIRY_SLACK_MS && either(signal.status) && either(made.status);
+    expiresAt !== null &&
+    expiresAt >= from - EXPIRY_SLACK_MS &&
+    expiresAt <= now + EXPIRY_SLACK_MS &&
+    either(signal.status) &&
+    either(made.status);
   if (signal.status !== made.status && !judgedNearExpiry) {
     fail(`the status shown is ${signal.status}; its statements make it ${made.status}`);
   }
