@@ -145,6 +145,22 @@ export interface Reply<T = any> {
   body: T;
 }
 
+/**
+ * `send()`, and once more on a new socket when it met a reset and `safe` (a read): a pooled
+ * keep-alive socket the server closed at its idle timeout just as this request went out on it
+ * (the test process, starved of CPU on a loaded runner, is late to see the close). Browsers do
+ * the same; a server that is really gone refuses the second try too.
+ */
+export async function resentOnReset(send: () => Promise<Response>, safe = true): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    const reset = (error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET';
+    if (!reset || !safe) throw error;
+    return send();
+  }
+}
+
 export async function call<T = any>(
   api: { url: string },
   method: string,
@@ -171,18 +187,7 @@ export async function call<T = any>(
       body,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-  let res: Response;
-  try {
-    res = await send();
-  } catch (error) {
-    // A pooled keep-alive socket the server closed at its idle timeout just as this request went
-    // out on it (the test process, starved of CPU on a loaded runner, is late to see the close):
-    // a read or GET is sent again once on a new socket, as browsers do. A server that is really
-    // gone refuses the second try too.
-    const reset = (error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET';
-    if (!reset || (method !== 'GET' && method !== 'HEAD')) throw error;
-    res = await send();
-  }
+  const res = await resentOnReset(send, method === 'GET' || method === 'HEAD');
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -22,6 +22,7 @@ import {
 import { appendLogEntries, type DatabaseHandle } from '@signal/db';
 import { verifyLogWithGo } from '@signal/test-support';
 import { expect } from 'vitest';
+import { resentOnReset } from '../harness.js';
 
 /** The log's files as /openapi.json templates them (text and bytes, not JSON). */
 export const LOG_FILE_TEMPLATES = [
@@ -41,14 +42,14 @@ const bytes = async (res: Response) => new Uint8Array(await res.arrayBuffer());
 
 /** `GET /log/key`. */
 export async function fetchVerifierKey(url: string): Promise<string> {
-  const res = await fetch(`${url}/log/key`);
+  const res = await resentOnReset(() => fetch(`${url}/log/key`));
   expect(res.status).toBe(200);
   return res.text();
 }
 
 /** `GET /log/checkpoint`, opened with the verifier key (a bad signature throws). */
 export async function fetchCheckpoint(url: string, key: string): Promise<SeenCheckpoint> {
-  const res = await fetch(`${url}/log/checkpoint`);
+  const res = await resentOnReset(() => fetch(`${url}/log/checkpoint`));
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
   const note = await res.text();
@@ -73,7 +74,7 @@ export const httpTiles =
   async (tiles: Tile[]): Promise<Uint8Array[]> =>
     Promise.all(
       tiles.map(async (tile) => {
-        const res = await fetch(`${url}/log/${tilePath(tile)}`);
+        const res = await resentOnReset(() => fetch(`${url}/log/${tilePath(tile)}`));
         expect(res.status, tilePath(tile)).toBe(200);
         expect(res.headers.get('content-type')).toBe('application/octet-stream');
         return bytes(res);
@@ -82,7 +83,7 @@ export const httpTiles =
 
 /** The GET's status (and body bytes). */
 export async function get(url: string, path: string): Promise<{ status: number; body: Uint8Array; res: Response }> {
-  const res = await fetch(`${url}${path}`);
+  const res = await resentOnReset(() => fetch(`${url}${path}`));
   return { status: res.status, body: await bytes(res), res };
 }
 
@@ -119,7 +120,7 @@ export async function expectServedLog(
     );
   }
   for (const index of probes) {
-    const res = await fetch(`${url}/log/proof/inclusion?index=${index}&size=${size}`);
+    const res = await resentOnReset(() => fetch(`${url}/log/proof/inclusion?index=${index}&size=${size}`));
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { index: number; size: number; leafHash: string; proof: string[] };
     const leaf = leafHash(expected[index]!);
@@ -134,7 +135,7 @@ export async function expectServedLog(
 /** The served consistency proof from `older` to `newer` checks against both roots. */
 export async function expectConsistent(url: string, older: Checkpoint, newer: Checkpoint): Promise<void> {
   if (older.size === 0) return;
-  const res = await fetch(`${url}/log/proof/consistency?from=${older.size}&to=${newer.size}`);
+  const res = await resentOnReset(() => fetch(`${url}/log/proof/consistency?from=${older.size}&to=${newer.size}`));
   expect(res.status).toBe(200);
   const answer = (await res.json()) as { from: number; to: number; proof: string[] };
   expect(answer.from).toBe(older.size);
