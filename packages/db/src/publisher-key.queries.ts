@@ -59,10 +59,10 @@ export interface FirstAnswer {
  * never received, whose retry is then the answer the client first sees).
  */
 export async function keepFirstAnswer(db: Kysely<Database>, digest: string, first: FirstAnswer): Promise<FirstAnswer> {
-  const kept = await sql<{ first: unknown }>`
+  const kept = await sql`
     update signed_statements set answer = answer || jsonb_build_object('first', ${JSON.stringify(first)}::jsonb)
     where digest = ${digest} and jsonb_typeof(answer) = 'object' and not (answer ? 'first')
-    returning answer -> 'first' as first
+    returning 1
   `.execute(db);
   if (kept.rows.length > 0) return first;
   // Kept already (by a concurrent answer too: this statement then waited for its row and changed nothing).

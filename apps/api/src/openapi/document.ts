@@ -99,15 +99,19 @@ function addExamples(operation: OpenAPIV3.OperationObject, example: NonNullable<
  */
 const CODE_DEFAULTS: Record<string, unknown> = { page: FIRST_PAGE, ...CATALOGUE_SORT };
 
+/** The input object's field `name`, if it has one. */
+const inputField = (input: ZodType | undefined, name: string) =>
+  (input as { shape?: Record<string, ZodType> } | undefined)?.shape?.[name];
+
 /** Whether the input object refuses `name` missing. */
 function isRequired(input: ZodType | undefined, name: string): boolean {
-  const field = (input as { shape?: Record<string, ZodType> } | undefined)?.shape?.[name];
+  const field = inputField(input, name);
   return field !== undefined && !field.safeParse(undefined).success;
 }
 
 /** The default of an input field: its schema's (`.default(…)`), else the one the code applies. */
 function parameterDefault(input: ZodType | undefined, name: string): unknown {
-  const field = (input as { shape?: Record<string, ZodType> } | undefined)?.shape?.[name];
+  const field = inputField(input, name);
   const def = (field as { _zod?: { def?: { type?: string; defaultValue?: unknown } } } | undefined)?._zod?.def;
   return def?.type === 'default' ? def.defaultValue : CODE_DEFAULTS[name];
 }

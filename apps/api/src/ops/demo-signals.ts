@@ -59,7 +59,7 @@ function botSigner(seed: Buffer): Signer {
  * key's five of the six opens, an update, three closes and a cancel (the wallet signs three). Under a
  * per-signer limit below it the seed would stop half-way, so it does not start.
  */
-export const SEED_STATEMENTS_PER_SIGNER = 10;
+const SEED_STATEMENTS_PER_SIGNER = 10;
 
 /** A statement route refused the seed's statement: the seed stops that provider and says why. */
 class SeedRefused extends Error {}

@@ -83,12 +83,11 @@ export function redactUrl(url: string, secrets: readonly string[] = []): string 
     })
     .join('&');
   let text = split < 0 ? path : `${path}?${query}`;
-  // And the whole URL, as sent: a secret holding `/`, `=` or `&` spans pieces; a credential-named
-  // parameter may follow a second `?` inside a value.
+  // And the whole URL, as sent: a secret holding `/`, `=` or `&` spans pieces. (A credential-named
+  // parameter after a second `?` is inside a value: its piece caught it.)
   for (const secret of secrets) {
     if (secret) text = text.split(secret).join(CENSOR).split(encodeURIComponent(secret)).join(CENSOR);
   }
-  text = text.replace(CREDENTIAL_PARAMETER_IN_TEXT, `$1${CENSOR}`);
   // A secret that only the whole URL decoded shows (spanning pieces, escaped): none of it is logged.
   const decoded = decodePiece(text);
   return secrets.some((secret) => secret && decoded.includes(secret)) ? CENSOR : text;

@@ -17,6 +17,7 @@ import { until } from '../events-support.js';
 import { checkReply, type Json, mutate, mutation, pct } from '../fuzz-support.js';
 import { call, createServiceKey, evmWallet, signIn, useApi } from '../harness.js';
 import type { RawReply } from '../raw-http.js';
+import { rawLive } from '../signals/live-support.js';
 
 const RUNS = Number(process.env.SUBSCRIPTION_FUZZ_RUNS ?? 300);
 /** STREAMS_PER_CREDENTIAL: low, so that a leaked slot shows. */
@@ -226,28 +227,9 @@ describe('fuzzing the subscriptions', () => {
     expect((await call(api, 'GET', '/ready')).status).toBe(200);
   }, 120_000);
 
-  /** Opens `count` streams of signals.live as `token` at once; their statuses, then closes them. */
   const openShare = async (token: string, count: number) => {
-    const { hostname, port } = new URL(api.url);
-    const opened = await Promise.all(
-      Array.from(
-        { length: count },
-        () =>
-          new Promise<{ status: number; close: () => void }>((resolve, reject) => {
-            const req = httpRequest(
-              {
-                host: hostname,
-                port: Number(port),
-                path: '/trpc/signals.live',
-                headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
-              },
-              (res) => resolve({ status: res.statusCode ?? 0, close: () => req.destroy() }),
-            );
-            req.on('error', reject);
-            req.end();
-          }),
-      ),
-    );
+    const opened = Array.from({ length: count }, () => rawLive(api.url, token));
+    await Promise.all(opened.map((stream) => stream.answered));
     for (const stream of opened) stream.close();
     return opened.map((stream) => stream.status);
   };
